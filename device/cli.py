@@ -1,0 +1,36 @@
+"""`tarokcam` command line: one subcommand per module in `device/commands`."""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# Order shown in --help.
+COMMANDS = ("count", "score", "recognize", "calibrate", "mat", "serve", "check_config")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tarokcam", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"device.commands.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"device.commands.{name}":
+                raise
+            continue
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

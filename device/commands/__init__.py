@@ -1,0 +1,1 @@
+"""One module per `tarokcam` subcommand; each defines `register(subparsers)`."""

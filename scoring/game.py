@@ -1,0 +1,62 @@
+"""A game is a value: its deck, its counter, its tariffs and its hand scorer."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Callable, Iterable, Mapping
+
+from scoring.counters import format_points, parse_points
+from scoring.deck import Card, cards, check_pile
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    """One Tarock game. `counter` turns a checked pile into Card Points; `score` scores a hand dict."""
+
+    id: str
+    name: str
+    aliases: tuple[str, ...]
+    deck: tuple[Card, ...]
+    players: tuple[int, ...]
+    counter: Callable[[Iterable[Card]], Fraction]
+    to_win: Fraction  # Card Points the Declarer's side needs in a positive contract
+    contracts: tuple[tuple[str, str], ...] = ()
+    bonuses: tuple[tuple[str, str], ...] = ()
+    tariff: Mapping[str, Any] = field(default_factory=dict)
+    score: Callable[..., Any] | None = None  # (hand: dict, options: dict | None) -> HandResult
+    session_end: Callable[..., Any] | None = None  # (totals, hands_played, options) -> dict of the session's end state
+
+    @property
+    def total(self) -> Fraction:
+        """Card Points in the whole deck."""
+        return self.counter(self.deck)
+
+    def check(self, pile: Iterable[Card | str]) -> tuple[Card, ...]:
+        """The pile as cards, or IllegalHandError naming foreign or repeated cards."""
+        pile = check_pile(cards(tuple(pile)), self.deck, self.name)
+        if len(pile) > len(self.deck):
+            raise ValueError(f"{len(pile)} cards, but the deck of {self.name} has {len(self.deck)}")
+        return pile
+
+    def count(self, pile: Iterable[Card | str]) -> Fraction:
+        """Card Points of one side's pile."""
+        return self.counter(self.check(pile))
+
+    def format(self, points: Fraction) -> str:
+        return format_points(points)
+
+    def parse_points(self, text: str | int | Fraction) -> Fraction:
+        return parse_points(text)
+
+    def missing_and_duplicated(self, *piles: Iterable[Card | str]) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
+        """Cards of the deck in no pile, and cards that lie in more than one place (in deck order)."""
+        seen: dict[Card, int] = {}
+        for pile in piles:
+            for c in cards(tuple(pile)):
+                seen[c] = seen.get(c, 0) + 1
+        missing = tuple(c for c in self.deck if c not in seen)
+        duplicated = tuple(c for c in self.deck if seen.get(c, 0) > 1)
+        return missing, duplicated
+
+    def __repr__(self) -> str:
+        return f"find_game({self.id!r})"

@@ -1,0 +1,118 @@
+"""Reading a hand record (a JSON object) field by field; every error names its field."""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Iterable
+
+from scoring.counters import parse_points
+from scoring.deck import IllegalHandError, UnknownCardError
+from scoring.game import Game
+from scoring.result import HandFormatError
+
+SIDES = ("declarer", "defenders")
+KONTRA_LEVELS = (1, 2, 4, 8, 16)
+
+
+def field(hand: dict, key: str, kind: type | tuple[type, ...], default: Any = ..., path: str | None = None) -> Any:
+    """hand[key], checked to be of `kind`; missing is an error unless a default is given."""
+    path = path or key
+    if key not in hand or hand[key] is None:
+        if default is ...:
+            raise HandFormatError(path, "missing")
+        return default
+    value = hand[key]
+    if isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
+        raise HandFormatError(path, f"expected {_name(kind)}, got {value!r}")
+    if not isinstance(value, kind):
+        raise HandFormatError(path, f"expected {_name(kind)}, got {value!r}")
+    return value
+
+
+def _name(kind: type | tuple[type, ...]) -> str:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    return " or ".join({dict: "an object", list: "a list", str: "a string", int: "a whole number",
+                        bool: "true or false", float: "a number"}.get(k, k.__name__) for k in kinds)
+
+
+def players(hand: dict, counts: Iterable[int]) -> tuple[str, ...]:
+    """The players' names, distinct, in seat order."""
+    names = field(hand, "players", list)
+    counts = tuple(counts)
+    if len(names) not in counts:
+        raise HandFormatError("players", f"{len(names)} players; this game has {' or '.join(map(str, counts))}")
+    for i, n in enumerate(names):
+        if not isinstance(n, str) or not n.strip():
+            raise HandFormatError(f"players[{i}]", "expected a non-empty name")
+    if len(set(names)) != len(names):
+        raise HandFormatError("players", "a name appears twice")
+    return tuple(names)
+
+
+def player(hand: dict, key: str, names: tuple[str, ...], optional: bool = False) -> str | None:
+    """A field naming one of the players."""
+    value = field(hand, key, str, None if optional else ...)
+    if value is not None and value not in names:
+        raise HandFormatError(key, f"{value!r} is not a player; players: {', '.join(names)}")
+    return value
+
+
+def choice(hand: dict, key: str, allowed: Iterable[str], default: Any = ..., path: str | None = None) -> str:
+    """A field that must be one of `allowed`."""
+    allowed = tuple(allowed)
+    value = field(hand, key, str, default, path)
+    if value not in allowed and value is not default:
+        raise HandFormatError(path or key, f"unknown value {value!r}; known: {', '.join(allowed)}")
+    return value
+
+
+def kontra(hand: dict, item: str) -> int:
+    """The kontra multiplier on one item (the contract or a bonus id): 1, 2, 4, 8 or 16."""
+    levels = field(hand, "kontra", dict, {})
+    level = levels.get(item, 1)
+    if isinstance(level, bool) or level not in KONTRA_LEVELS:
+        raise HandFormatError(f"kontra.{item}", f"expected one of {KONTRA_LEVELS}, got {level!r}")
+    return level
+
+
+def declarer_card_points(hand: dict, game: Game) -> Fraction:
+    """The Declarer's side's Card Points: given as `card_points`, or counted from `piles`."""
+    if "card_points" in hand and hand["card_points"] is not None:
+        try:
+            points = parse_points(hand["card_points"])
+        except ValueError as exc:
+            raise HandFormatError("card_points", str(exc)) from None
+        if not 0 <= points <= game.total:
+            raise HandFormatError("card_points", f"{points} is outside 0..{game.total} for {game.name}")
+        return points
+    piles = field(hand, "piles", dict, None)
+    if piles is None:
+        raise HandFormatError("card_points", "missing; give card_points or piles")
+    for side in piles:
+        if side not in SIDES:
+            raise HandFormatError(f"piles.{side}", f"unknown side; sides: {', '.join(SIDES)}")
+    try:
+        declarer = game.check(field(piles, "declarer", list, path="piles.declarer"))
+        if "defenders" in piles:
+            defenders = game.check(field(piles, "defenders", list, path="piles.defenders"))
+            game.check(declarer + defenders)  # the same card on both sides
+    except (UnknownCardError, IllegalHandError, ValueError) as exc:
+        raise HandFormatError("piles", str(exc)) from None
+    return game.counter(declarer)
+
+
+def bonuses(hand: dict, known: Iterable[str]) -> list[dict]:
+    """The bonus entries: {"bonus": id, "side": "declarer"|"defenders", "announced": bool, "made": bool}."""
+    known = tuple(known)
+    items = field(hand, "bonuses", list, [])
+    out = []
+    for i, b in enumerate(items):
+        path = f"bonuses[{i}]"
+        if not isinstance(b, dict):
+            raise HandFormatError(path, "expected an object")
+        out.append({
+            "bonus": choice(b, "bonus", known, path=f"{path}.bonus"),
+            "side": choice(b, "side", SIDES, path=f"{path}.side"),
+            "announced": field(b, "announced", bool, False, f"{path}.announced"),
+            "made": field(b, "made", bool, True, f"{path}.made"),
+        })
+    return out
