@@ -105,7 +105,7 @@ def render_mat(paper: Paper | str, dpi: int = 150) -> np.ndarray:
     s = dpi / 25.4
 
     def px(v: float) -> int:
-        return int(round(v * s))
+        return round(v * s)
 
     img = np.full((px(lay.height), px(lay.width), 3), 255, np.uint8)
     dictionary = cv2.aruco.getPredefinedDictionary(ARUCO_DICTIONARY)
@@ -124,12 +124,16 @@ def render_mat(paper: Paper | str, dpi: int = 150) -> np.ndarray:
         (tw, th), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, font_scale, max(1, px(0.6)))
         cv2.putText(img, label, (px(cx) - tw // 2, px(y0 + 4) + th), cv2.FONT_HERSHEY_SIMPLEX, font_scale,
                     (190, 190, 190), max(1, px(0.6)), cv2.LINE_AA)
-    # A 100 mm bar beside the top-left marker lets players check the printer kept 100 % scale.
-    bx, by = lay.margin + lay.marker + 8, lay.margin + 2
-    cv2.rectangle(img, (px(bx), px(by)), (px(bx + 100), px(by + 1.5)), (0, 0, 0), -1)
+    # A 50 mm bar in the ring between two markers lets players check the printer kept 100 % scale.
+    bx, by = lay.margin + lay.marker + 6, lay.margin + 3
+    cv2.rectangle(img, (px(bx), px(by)), (px(bx + 50), px(by + 1.5)), (0, 0, 0), -1)
+    room = lay.marker_origins()[lay.first_id + 4][0] - 6 - bx  # up to the mid-top marker
+    caption = f"tarokcam {lay.paper.value} mat - bar is 50 mm when printed at 100 %"
     small = 2.5 * s / 22.0
-    cv2.putText(img, f"tarokcam mat {lay.paper.value} - 100 mm - print at 100 % (no fit to page)",
-                (px(bx), px(by + 7)), cv2.FONT_HERSHEY_SIMPLEX, small, (0, 0, 0), max(1, px(0.25)), cv2.LINE_AA)
+    (tw, _), _ = cv2.getTextSize(caption, cv2.FONT_HERSHEY_SIMPLEX, small, max(1, px(0.25)))
+    small *= min(1.0, px(room) / tw)
+    cv2.putText(img, caption, (px(bx), px(by + 7)), cv2.FONT_HERSHEY_SIMPLEX, small, (0, 0, 0),
+                max(1, px(0.25)), cv2.LINE_AA)
     return img
 
 
@@ -139,7 +143,7 @@ def encode_png(image: np.ndarray, dpi: int) -> bytes:
     if not ok:
         raise ValueError("could not encode PNG")
     data = buf.tobytes()
-    ppm = int(round(dpi / 0.0254))
+    ppm = round(dpi / 0.0254)
     body = b"pHYs" + struct.pack(">IIB", ppm, ppm, 1)
     chunk = struct.pack(">I", 9) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
     ihdr_end = 8 + 8 + 13 + 4  # signature, IHDR length+type, IHDR data, CRC

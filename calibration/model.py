@@ -90,7 +90,10 @@ class Calibration:
 
 
 def _polygon(value: Any, name: str) -> Polygon:
-    pts = np.array(value, dtype=np.float64)
+    try:
+        pts = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        pts = np.zeros((0,))
     if pts.ndim != 2 or pts.shape[1] != 2 or len(pts) < 3 or not np.all(np.isfinite(pts)):
         raise CalibrationError(f"{name} must be a list of at least 3 [x, y] points")
     return tuple((float(x), float(y)) for x, y in pts)

@@ -71,7 +71,11 @@ MIGRATIONS: tuple[str, ...] = (
 
 
 class StoreError(ValueError):
-    """A request the store cannot honour (unknown id, bad side or action); the message says which."""
+    """A request the store cannot honour (bad side, action or index); the message says which."""
+
+
+class NotFoundError(StoreError):
+    """No row with that id."""
 
 
 class Store:
@@ -150,7 +154,7 @@ class Store:
     def get_session(self, session_id: int) -> dict:
         rows = self._rows("SELECT * FROM sessions WHERE id = ?", (session_id,))
         if not rows:
-            raise StoreError(f"session {session_id}: no such evening")
+            raise NotFoundError(f"session {session_id}: no such evening")
         return _session(rows[0])
 
     def current_session(self) -> dict | None:
@@ -191,7 +195,7 @@ class Store:
         """
         rows = self._rows("SELECT * FROM captures WHERE id = ?", (capture_id,))
         if not rows:
-            raise StoreError(f"capture {capture_id}: no such capture")
+            raise NotFoundError(f"capture {capture_id}: no such capture")
         row = rows[0]
         capture = {k: row[k] for k in ("id", "created_at", "session_id", "side", "photo",
                                        "width", "height", "error")}
@@ -283,7 +287,7 @@ class Store:
     def get_hand(self, hand_id: int) -> dict:
         rows = self._rows("SELECT * FROM hands WHERE id = ?", (hand_id,))
         if not rows:
-            raise StoreError(f"hand {hand_id}: no such hand")
+            raise NotFoundError(f"hand {hand_id}: no such hand")
         return _hand(rows[0])
 
     def hands(self, session_id: int) -> list[dict]:

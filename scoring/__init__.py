@@ -4,6 +4,7 @@ from scoring.deck import DECK, Card, IllegalHandError, UnknownCardError, card, c
 from scoring.game import Game
 from scoring.games import GAMES, find_game
 from scoring.result import HandFormatError, HandResult, LedgerStep, ScoringSystem
+from scoring.session import score_sheet  # noqa: E402
 
 
 def score_hand(hand: dict, options: dict | None = None) -> HandResult:
@@ -22,6 +23,6 @@ def score_hand(hand: dict, options: dict | None = None) -> HandResult:
 
 __all__ = [
     "DECK", "GAMES", "Card", "Game", "HandFormatError", "HandResult", "IllegalHandError", "LedgerStep",
-    "ScoringSystem", "UnknownCardError", "score_hand",
+    "ScoringSystem", "UnknownCardError", "score_hand", "score_sheet",
     "card", "cards", "find_game", "format_points", "parse_points",
 ]

@@ -116,3 +116,91 @@ def bonuses(hand: dict, known: Iterable[str]) -> list[dict]:
             "made": field(b, "made", bool, True, f"{path}.made"),
         })
     return out
+
+
+def merged_tariff(tariff: dict, options: dict | None) -> dict:
+    """The game's tariff with a group's `options["tariff"]` merged over it (nested tables key by key).
+
+    >>> merged_tariff({"source": "rules", "contracts": {"three": 1, "two": 2}},
+    ...               {"tariff": {"contracts": {"two": 3}}})["contracts"]
+    {'three': 1, 'two': 3}
+    >>> merged_tariff({"contracts": {"three": 1}}, {"tariff": {"contracts": {"fout": 3}}})
+    Traceback (most recent call last):
+    ...
+    scoring.result.HandFormatError: options.tariff.contracts.fout: unknown entry; known: three
+    """
+    override = field(options or {}, "tariff", dict, {}, "options.tariff")
+
+    def merge(base: dict, over: dict, path: str) -> dict:
+        out = dict(base)
+        for key, value in over.items():
+            if key not in base:
+                raise HandFormatError(f"{path}.{key}", f"unknown entry; known: {', '.join(map(str, base))}")
+            if isinstance(base[key], dict):
+                if not isinstance(value, dict):
+                    raise HandFormatError(f"{path}.{key}", "expected an object")
+                out[key] = merge(base[key], value, f"{path}.{key}")
+            else:
+                out[key] = value
+        return out
+
+    return merge(tariff, override, "options.tariff")
+
+
+class Ledger:
+    """The steps of one hand, each with every player's points under both systems, then the totals.
+
+    >>> ledger = Ledger(("Anna", "Ben"))
+    >>> ledger.add("Declarer Challenge failed", "Anna has 33", {"Ben": 3}, {"Ben": 3})
+    >>> ledger.result("strawman").simplified
+    {'Anna': Fraction(0, 1), 'Ben': Fraction(3, 1)}
+    """
+
+    def __init__(self, players: Iterable[str]):
+        self.players = tuple(players)
+        self.steps: list = []
+
+    def add(self, step: str, detail: str, simplified: dict | None = None, traditional: dict | None = None) -> None:
+        from scoring.result import LedgerStep
+
+        def full(points: dict | None) -> dict:
+            return {p: Fraction((points or {}).get(p, 0)) for p in self.players}
+
+        self.steps.append(LedgerStep(step, detail, full(simplified), full(traditional)))
+
+    def totals(self, system: str) -> dict:
+        return {p: sum((getattr(s, system)[p] for s in self.steps), Fraction(0)) for p in self.players}
+
+    def result(self, game_id: str, unit: str = "VP", facts: dict | None = None):
+        from scoring.result import HandResult
+        return HandResult(game=game_id, simplified=self.totals("simplified"), traditional=self.totals("traditional"),
+                          ledger=tuple(self.steps), traditional_unit=unit, facts=dict(facts or {}))
+
+
+def check_kontra_items(hand: dict, items: Iterable[str]) -> None:
+    """Every key of `kontra` names the contract or a bonus of this game.
+
+    >>> check_kontra_items({"kontra": {"trul": 2}}, ["contract", "trull"])
+    Traceback (most recent call last):
+    ...
+    scoring.result.HandFormatError: kontra.trul: unknown item; kontra names one of: contract, trull
+    """
+    items = tuple(items)
+    for key in field(hand, "kontra", dict, {}):
+        if key not in items:
+            raise HandFormatError(f"kontra.{key}", f"unknown item; kontra names one of: {', '.join(items)}")
+
+
+def bonus_payment(entry: dict, row: dict) -> tuple[str, Fraction]:
+    """The side that earns a bonus entry and the value, before kontra. `row` holds the silent and announced
+    values and what the other side earns for a failed silent or announced attempt.
+
+    Hungarian Tarokk, an announced Pagat Ultimo that fails: each player of the other side adds 10.
+    >>> bonus_payment({"bonus": "pagat_ultimo", "side": "declarer", "announced": True, "made": False},
+    ...               {"silent": 5, "announced": 10, "silent_failed": 5, "announced_failed": 10})
+    ('defenders', Fraction(10, 1))
+    """
+    how = "announced" if entry["announced"] else "silent"
+    if entry["made"]:
+        return entry["side"], Fraction(row[how])
+    return ("defenders" if entry["side"] == "declarer" else "declarer"), Fraction(row[f"{how}_failed"])

@@ -6,10 +6,11 @@ every opponent separately." Slovenian Tarok settles instead by each total's dist
 
 Every helper returns a fresh dict {player: Fraction} that sums to zero; merge steps with `add_up`.
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
-from typing import Iterable, Mapping, Sequence
 
 Points = int | Fraction
 

@@ -107,9 +107,25 @@ def score_hand(hand: dict, options: dict | None = None) -> dict:
     return _fallback_score_hand(g, hand)
 
 
+def result_field(game_id: str) -> str:
+    """The hand field saying whether a contract that counts no Card Points was won."""
+    # Calling the King names it contract_made; the other games say won.
+    return "contract_made" if scoring.find_game(game_id).id == "koenigrufen" else "won"
+
+
+def _real_score_sheet():
+    real = getattr(scoring, "score_sheet", None)
+    if real is None:
+        try:
+            from scoring.session import score_sheet as real
+        except ImportError:
+            return None
+    return real
+
+
 def score_sheet(game_id: str, players: list[str], hands: list[dict], system: str,
                 options: dict | None = None) -> dict:
-    real = getattr(scoring, "score_sheet", None)
+    real = _real_score_sheet()
     if real is not None:
         return real(game_id, players, hands, system, options)
     return _fallback_score_sheet(game_id, players, hands, system, options)
@@ -119,7 +135,7 @@ def fallbacks() -> list[str]:
     """Which stand-ins are in use right now (empty once `scoring` is complete)."""
     out = [f"hand scoring for {g.name}" for g in scoring.GAMES.values() if g.score is None]
     out += [f"contract list for {g.name}" for g in scoring.GAMES.values() if not g.contracts]
-    if getattr(scoring, "score_sheet", None) is None:
+    if _real_score_sheet() is None:
         out.append("score sheet (totals only; no radli, no session end)")
     return out
 
@@ -180,7 +196,7 @@ def _fallback_score_sheet(game_id: str, players: list[str], hands: list[dict], s
         scores = score_hand(hand, options)[system]
         for p, v in scores.items():
             totals[p] = totals.get(p, 0) + Fraction(str(v))
-        rows.append({"hand": i, "scores": scores, "totals": {p: _num(v) for p, v in totals.items()}})
+        rows.append({"hand": i + 1, "scores": scores, "totals": {p: _num(v) for p, v in totals.items()}})
     return {"totals": {p: _num(v) for p, v in totals.items()}, "rows": rows, "radli": {},
             "end": {"hands": len(hands), "rounds_of_four": len(hands) // 4 if len(players) == 4 else None},
             "settlement": {p: _num(v) for p, v in totals.items()} if system == "traditional" else None}

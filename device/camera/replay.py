@@ -1,0 +1,69 @@
+"""Replay camera: a folder of photos played as if taken, in name order. The demo's and the tests' camera."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from device.camera.base import BaseCamera, CameraError, shrink
+
+PHOTO_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
+
+
+class ReplayCamera(BaseCamera):
+    """Photos in `folder` in name order; `capture()` returns the current one and moves on.
+
+    `preview()` shows the current photo small without moving on, so the still-scene trigger sees
+    the table change after each capture and then hold still, and fires once per photo.
+    loop=False raises CameraError after the last photo.
+    """
+
+    name = "replay camera"
+
+    def __init__(self, folder: str | Path, loop: bool = True, preview_width: int = 320) -> None:
+        super().__init__()
+        self.folder = Path(folder)
+        self.loop = loop
+        self.preview_width = preview_width
+        self.photos: list[Path] = []
+        self.index = 0
+        self._cache: tuple[Path, np.ndarray] | None = None
+
+    def _open(self) -> None:
+        if not self.folder.is_dir():
+            raise CameraError(f"{self.name}: folder {self.folder} does not exist")
+        self.photos = sorted(p for p in self.folder.iterdir() if p.suffix.lower() in PHOTO_SUFFIXES)
+        if not self.photos:
+            raise CameraError(f"{self.name}: no photos ({', '.join(sorted(PHOTO_SUFFIXES))}) in {self.folder}")
+        self.index = 0
+
+    def _close(self) -> None:
+        self._cache = None
+
+    @property
+    def current(self) -> Path:
+        """The photo the next capture returns."""
+        self._require_open()
+        if self.index >= len(self.photos):
+            if not self.loop:
+                raise CameraError(f"{self.name}: all {len(self.photos)} photos in {self.folder} were played")
+            self.index = 0
+        return self.photos[self.index]
+
+    def _read(self, path: Path) -> np.ndarray:
+        if self._cache and self._cache[0] == path:
+            return self._cache[1]
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if image is None:
+            raise CameraError(f"{self.name}: cannot decode {path} (not an image, or damaged)")
+        self._cache = (path, image)
+        return image
+
+    def _capture(self) -> np.ndarray:
+        image = self._read(self.current).copy()
+        self.index += 1
+        return image
+
+    def _preview(self) -> np.ndarray:
+        return shrink(self._read(self.current), self.preview_width).copy()

@@ -1,0 +1,388 @@
+"""The table service: camera, trigger, recogniser, calibration and store behind the web's TableController.
+
+`TableService.capture(side)` takes a still, saves it atomically, recognises the cards and stores the capture.
+`TableService.run_loop(stop)` is the main loop (a background thread under `tarokcam serve`): it reopens a failed
+camera with backoff, feeds preview frames to the still-scene trigger, reads the capture button, rotates photos,
+says READY to systemd once the web server listens, and pets the watchdog, so a hung loop gets the service
+restarted. A failed camera never stops the service: the error shows in `status()` (/healthz) and in the log.
+"""
+from __future__ import annotations
+
+import logging
+import shutil
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from device.config import TarokcamConfig
+from device.photos import PhotoSaveError, remove_leftovers, rotate_photos, save_photo
+from device.sdnotify import Notifier
+
+log = logging.getLogger(__name__)
+
+ROTATE_EVERY_S = 600.0
+FIRST_RETRY_S = 1.0
+
+
+def camera_error_type() -> type[Exception]:
+    """`device.camera.CameraError`, the error the web view expects from `capture`."""
+    from device.camera import CameraError
+    return CameraError
+
+
+def open_configured_camera(config: TarokcamConfig, camera_settings: dict[str, Any] | None = None) -> Any:
+    """Open the back end the configuration names; raises CameraError with the reason.
+
+    `camera_settings` (focus, exposure, white balance recorded by calibration) are passed on where the back end
+    takes them, so the photos look like the one the table was calibrated with."""
+    import inspect
+
+    from device.camera import camera_class, open_camera
+
+    cam = config.camera
+    width, height = cam.resolution
+    options: dict[str, Any] = {
+        "picamera2": {"size": (width, height)},
+        "opencv": {"device": cam.device_index, "width": width, "height": height},
+        "replay": {"folder": cam.replay_folder, "loop": cam.replay_loop},
+        "fake": {"width": width, "height": height},
+    }[cam.backend]
+    takes = inspect.signature(camera_class(cam.backend).__init__).parameters
+    options.update({k: v for k, v in (camera_settings or {}).items() if k in takes and k not in options})
+    return open_camera(cam.backend, **options)
+
+
+class TableService:
+    """Implements the web's TableController (`capture`, `status`) and owns the main loop."""
+
+    def __init__(self, config: TarokcamConfig, store: Any, *, photos_dir: Path | None = None,
+                 recogniser: Any = None, calibration: Any = None,
+                 camera_factory: Callable[[], Any] | None = None, trigger: Any = None, button: Any = None,
+                 notifier: Notifier | None = None, clock: Callable[[], float] = time.monotonic):
+        self.config = config
+        self.store = store
+        self.photos_dir = photos_dir or config.storage.state_dir / "photos"
+        self._recogniser = recogniser
+        self._calibration = calibration
+        self._camera_factory = camera_factory or (lambda: open_configured_camera(
+            config, getattr(self._calibration, "camera_settings", None)))
+        self._trigger = trigger
+        self._button = button
+        self._button_pressed = threading.Event()  # set from gpiozero's thread, read by the loop
+        self._notifier = notifier or Notifier()
+        self._clock = clock
+        self._lock = threading.RLock()  # one user of the camera at a time: web request or trigger
+        self._camera: Any = None
+        self._camera_message = "not opened yet"
+        self._retry_s = FIRST_RETRY_S
+        self._next_open_at = 0.0
+        self._model_message = "loaded by the caller" if recogniser is not None else "not loaded"
+        self._calibration_message = "not calibrated: cards are not assigned to sides"
+        self._calibration_ok = True
+        self._disk_error: str | None = None
+        self._last_capture_at: float | None = None  # wall clock, comparable with Store created_at
+        self._next_rotation_at = 0.0
+        self._last_pet = float("-inf")
+        self._ready_sent = False
+        self._ready_check: Callable[[], bool] | None = None
+        self._heartbeat: float | None = None
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+
+    # -- start and stop --------------------------------------------------------------------
+    def start(self) -> None:
+        """Load the model and calibration, tidy the photos folder, make the first attempt to open the camera.
+
+        Raises vision.ModelError when the model cannot be loaded: without it the table is useless, so
+        `serve` exits non-zero and systemd shows the message."""
+        if self._recogniser is None:
+            from vision import Recogniser
+            self._recogniser = Recogniser.load(self.config.model.path)
+            self._model_message = f"loaded {self.config.model.path or 'bundled model'}"
+        self._load_calibration()
+        self._load_triggers()
+        self.photos_dir.mkdir(parents=True, exist_ok=True)
+        if (n := remove_leftovers(self.photos_dir)):
+            log.warning("removed %d half-written photos left by an earlier run", n)
+        self._rotate()
+        latest = self.store.latest_capture()
+        self._last_capture_at = latest.get("created_at") if latest else None
+        self._next_rotation_at = self._clock() + ROTATE_EVERY_S
+        with self._lock:
+            self._try_open(self._clock())
+
+    def _load_calibration(self) -> None:
+        path = self.config.calibration.file
+        if self._calibration is not None:
+            self._calibration_message = "calibrated"
+            return
+        if path is None:
+            return
+        try:
+            from calibration import load_calibration
+            self._calibration = load_calibration(path)
+            self._calibration_message = f"calibrated from {path}"
+        except Exception as exc:  # a damaged file must not keep the table from counting
+            self._calibration_ok = False
+            self._calibration_message = f"cannot load {path}: {exc}; cards are not assigned to sides"
+            log.error("calibration: %s", self._calibration_message)
+
+    def _load_triggers(self) -> None:
+        trig = self.config.trigger
+        if self._trigger is None and trig.auto:
+            from device.trigger import StillSceneTrigger
+            self._trigger = StillSceneTrigger()
+        if self._button is None and trig.gpio_pin is not None:
+            try:
+                from device.trigger import GpioButton
+                self._button = GpioButton(trig.gpio_pin, on_press=self.press)
+            except Exception as exc:  # no GPIO on this machine: the web button still works
+                log.error("capture button on GPIO %d unavailable: %s", trig.gpio_pin, exc)
+
+    def press(self) -> None:
+        """The capture button was pressed (called from the GPIO library's thread)."""
+        self._button_pressed.set()
+
+    def start_loop(self, ready_check: Callable[[], bool] | None = None) -> threading.Thread:
+        """Run the main loop in a daemon thread; READY goes to systemd once `ready_check()` is true."""
+        self._ready_check = ready_check
+        self._stop.clear()
+        self._thread = threading.Thread(target=self.run_loop, name="tarokcam-loop", daemon=True)
+        self._thread.start()
+        return self._thread
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._notifier.stopping()
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        with self._lock:
+            self._close_camera()
+        if self._button is not None and hasattr(self._button, "close"):
+            self._button.close()
+
+    # -- the main loop -----------------------------------------------------------------------
+    def run_loop(self) -> None:
+        log.info("main loop started")
+        while not self._stop.is_set():
+            try:
+                self.step()
+            except Exception:  # one bad iteration must not end the loop; the watchdog covers hangs
+                log.exception("main loop iteration failed")
+            self._stop.wait(self.config.trigger.poll_interval_s)
+        log.info("main loop stopped")
+
+    def step(self) -> None:
+        """One iteration of the main loop."""
+        now = self._clock()
+        self._heartbeat = now
+        self._pet(now)
+        if not self._ready_sent and (self._ready_check is None or self._ready_check()):
+            self._ready_sent = True
+            self._notifier.ready(self._summary())
+            log.info("ready: %s", self._summary())
+        if self._camera is None and now >= self._next_open_at:
+            with self._lock:
+                self._try_open(now)
+        if self._camera is not None and self._should_shoot():
+            try:
+                self.capture()
+            except Exception as exc:
+                log.error("automatic capture failed: %s", exc)
+        if now >= self._next_rotation_at:
+            self._next_rotation_at = now + ROTATE_EVERY_S
+            self._rotate()
+
+    def _pet(self, now: float) -> None:
+        interval = self._notifier.watchdog_interval_s
+        if interval is not None and now - self._last_pet >= interval:
+            self._notifier.watchdog()
+            self._last_pet = now
+
+    def _should_shoot(self) -> bool:
+        if self._button_pressed.is_set():
+            self._button_pressed.clear()
+            log.info("capture button pressed")
+            return True
+        if self._trigger is None or not self._lock.acquire(blocking=False):
+            return False  # a web capture holds the camera; look again next time
+        try:
+            if self._camera is None:
+                return False
+            try:
+                frame = self._camera.preview()
+            except Exception as exc:
+                self._camera_failed(f"preview failed: {exc}")
+                return False
+        finally:
+            self._lock.release()
+        return bool(self._trigger.feed(frame, self._clock()))
+
+    # -- camera ----------------------------------------------------------------------------
+    def _try_open(self, now: float) -> Any:
+        """Open the camera if it is closed; on failure remember why and back off. Caller holds the lock."""
+        if self._camera is not None:
+            return self._camera
+        try:
+            camera = self._camera_factory()
+            if hasattr(camera, "open") and not getattr(camera, "is_open", False):
+                camera.open()
+        except Exception as exc:
+            self._camera_message = f"not available: {exc}"
+            self._next_open_at = now + self._retry_s
+            log.error("camera %s (next try in %.0f s)", self._camera_message, self._retry_s)
+            self._retry_s = min(self._retry_s * 2, self.config.camera.retry_max_s)
+            self._notifier.status(self._summary())
+            return None
+        was_down = self._camera_message != "not opened yet"
+        self._camera = camera
+        self._camera_message = f"{self.config.camera.backend} camera open"
+        self._retry_s = FIRST_RETRY_S
+        log.log(logging.WARNING if was_down else logging.INFO, "camera %s", self._camera_message)
+        self._notifier.status(self._summary())
+        return camera
+
+    def _camera_failed(self, message: str) -> None:
+        """Drop a camera that failed; the loop reopens it with backoff. Caller holds the lock."""
+        self._close_camera()
+        self._camera_message = message
+        self._next_open_at = self._clock() + self._retry_s
+        log.error("camera %s; reopening in %.0f s", message, self._retry_s)
+        self._notifier.status(self._summary())
+
+    def _close_camera(self) -> None:
+        camera, self._camera = self._camera, None
+        if camera is not None:
+            try:
+                camera.close()
+            except Exception as exc:
+                log.warning("closing the camera failed: %s", exc)
+
+    # -- TableController -------------------------------------------------------------------
+    def capture(self, side: str | None = None) -> int:
+        """Take a still now, save it, recognise the cards and store the capture; returns its id.
+
+        Raises CameraError when the camera is down or fails (the service keeps running and reopens it) and
+        PhotoSaveError (OSError, ENOSPC when the disk is full) when the photo cannot be written: then nothing is
+        stored and no partial file is left."""
+        camera_error = camera_error_type()
+        with self._lock:
+            camera = self._try_open(self._clock())  # a player asked: try now, whatever the backoff says
+            if camera is None:
+                raise camera_error(f"camera {self._camera_message}")
+            try:
+                image = camera.capture()
+                _check_still(image)
+                if self._trigger is not None:  # this scene is taken: it must not trigger a second shot
+                    self._trigger.note_capture(camera.preview())
+            except Exception as exc:
+                self._camera_failed(f"capture failed: {exc}")
+                raise camera_error(f"camera capture failed: {exc}") from exc
+        try:
+            photo = save_photo(self.photos_dir, image)
+        except PhotoSaveError as exc:
+            self._disk_error = str(exc)
+            log.error("%s; nothing was stored", exc)
+            raise
+        self._disk_error = None
+        recognitions, error = self._recognise(image)
+        height, width = image.shape[:2]
+        try:
+            capture_id = self.store.add_capture(photo=photo, side=side, width=width, height=height,
+                                                recognitions=recognitions, error=error,
+                                                session_id=self._session_id())
+        except Exception:
+            (self.photos_dir / photo).unlink(missing_ok=True)  # no photo without its row
+            raise
+        self._last_capture_at = time.time()
+        log.info("capture %d: %s, %d cards%s", capture_id, photo, len(recognitions),
+                 f" ({error})" if error else "")
+        return capture_id
+
+    def _recognise(self, image: np.ndarray) -> tuple[list[dict], str | None]:
+        try:
+            found = self._recogniser.recognise(image)
+        except Exception as exc:  # keep the photo: players can still enter the cards by hand
+            log.exception("recognition failed")
+            return [], f"recognition failed: {exc}"
+        out = []
+        for rec in found:
+            item = rec.to_json()
+            if self._calibration is not None:
+                item["side"] = self._side_of(rec.quad)
+            out.append(item)
+        if self._calibration is not None:
+            self._check_alignment(image)
+        return out, None
+
+    def _side_of(self, quad: Any) -> str | None:
+        from calibration import assign_side
+        xs, ys = zip(*quad)
+        return assign_side(self._calibration, (sum(xs) / len(xs), sum(ys) / len(ys)))
+
+    def _check_alignment(self, image: np.ndarray) -> None:
+        try:
+            from calibration import check_alignment
+            warning = check_alignment(self._calibration, image)
+        except Exception as exc:
+            warning = f"alignment check failed: {exc}"
+        self._calibration_ok = warning is None
+        self._calibration_message = warning or "calibrated; table mat aligned"
+
+    def _session_id(self) -> int | None:
+        current = getattr(self.store, "current_session", None)
+        session = current() if current else None
+        return session["id"] if session else None
+
+    def status(self) -> dict:
+        """Health for /healthz: each part {"ok", "message"}, free disk and the age of the last capture."""
+        free_mb = shutil.disk_usage(self.photos_dir if self.photos_dir.exists() else Path("/")).free / 2**20
+        disk_ok = self._disk_error is None and free_mb >= self.config.storage.min_free_mb
+        heartbeat_age = None if self._heartbeat is None else self._clock() - self._heartbeat
+        loop_ok = self._thread is None or (self._thread.is_alive() and (heartbeat_age or 0) < 60)
+        return {
+            "camera": {"ok": self._camera is not None, "message": self._camera_message,
+                       "backend": self.config.camera.backend},
+            "model": {"ok": self._recogniser is not None, "message": self._model_message},
+            "calibration": {"ok": self._calibration_ok, "message": self._calibration_message,
+                            "calibrated": self._calibration is not None},
+            "store": self._store_status(),
+            "disk": {"ok": disk_ok, "message": self._disk_error or f"{free_mb:.0f} MB free"},
+            "loop": {"ok": loop_ok, "message": "not started" if heartbeat_age is None
+                     else f"last iteration {heartbeat_age:.1f} s ago"},
+            "disk_free_mb": round(free_mb, 1),
+            "last_capture_age_s": self._last_capture_age(),
+        }
+
+    def _store_status(self) -> dict:
+        try:
+            self.store.latest_capture_id()
+        except Exception as exc:
+            return {"ok": False, "message": f"database error: {exc}"}
+        return {"ok": True, "message": f"{getattr(self.store, 'path', 'database')} open"}
+
+    def _last_capture_age(self) -> float | None:
+        at = self._last_capture_at
+        return None if at is None else round(max(0.0, time.time() - at), 1)
+
+    def _summary(self) -> str:
+        return f"camera {self._camera_message}; model {self._model_message}"
+
+    def _rotate(self) -> None:
+        storage = self.config.storage
+        try:
+            rotate_photos(self.photos_dir, keep_days=storage.photo_retention_days,
+                          max_bytes=int(storage.photo_max_gb * 1e9))
+        except OSError as exc:
+            log.error("photo rotation failed: %s", exc)
+
+
+def _check_still(image: Any) -> None:
+    if not (isinstance(image, np.ndarray) and image.ndim == 3 and image.shape[2] == 3 and image.dtype == np.uint8):
+        shape = getattr(image, "shape", None)
+        raise ValueError(f"expected an (H, W, 3) uint8 image, got {type(image).__name__} {shape}")
+

@@ -1,0 +1,107 @@
+"""Settings: the evening's players, game, scoring system and group tariffs; camera and calibration status."""
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import RedirectResponse
+
+from device.web import scoring_adapter as rules
+from device.web.deps import WebContext, ctx, current_session, render, require_write
+from device.web.routers.health import all_ok
+
+router = APIRouter(tags=["settings"])
+
+
+class SettingsError(ValueError):
+    def __init__(self, field: str, message: str):
+        super().__init__(f"{field}: {message}")
+        self.field = field
+
+
+@router.get("/settings")
+def settings_page(request: Request, c: WebContext = Depends(ctx), session: dict = Depends(current_session)):
+    return _page(request, c, session, None, None)
+
+
+def _page(request: Request, c: WebContext, session: dict, error: str | None, field: str | None,
+          status_code: int = 200):
+    try:
+        status = c.controller.status()
+    except Exception as exc:  # the page must still open to show what is wrong
+        status = {"controller": {"ok": False, "message": f"{type(exc).__name__}: {exc}"}}
+    return render(request, "settings.html", status_code=status_code, session=session, games=rules.games(),
+                  systems=rules.SYSTEMS, status=status, status_ok=all_ok(status),
+                  tariffs_text="\n".join(f"{k} = {v}" for k, v in _flatten(session["tariffs"])),
+                  fallbacks=rules.fallbacks(), error=error, field=field,
+                  hands_played=len(c.store.hands(session["id"])))
+
+
+def parse_settings(form) -> dict:
+    """Evening fields from the form; SettingsError names the field that is wrong."""
+    game_id = form.get("game", "")
+    try:
+        game = rules.game(game_id)
+    except ValueError as exc:
+        raise SettingsError("game", str(exc)) from None
+    players = [p.strip() for p in str(form.get("players", "")).replace(",", "\n").splitlines() if p.strip()]
+    if len(players) not in game.players:
+        raise SettingsError("players", f"{len(players)} players; {game.name} is played by "
+                            f"{' or '.join(map(str, game.players))}")
+    if len(set(players)) != len(players):
+        raise SettingsError("players", "a name appears twice")
+    system = form.get("system", "")
+    if system not in rules.SYSTEMS:
+        raise SettingsError("system", f"expected one of {', '.join(rules.SYSTEMS)}")
+    tariffs = {}
+    for n, line in enumerate(str(form.get("tariffs", "")).splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        key, sep, value = line.partition("=")
+        if not sep or not key.strip():
+            raise SettingsError("tariffs", f"line {n}: expected 'name = value'")
+        *path, leaf = key.strip().split(".")  # "tariff.rules.radli = false" -> nested options
+        node = tariffs
+        for part in path:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise SettingsError("tariffs", f"line {n}: {key.strip()} mixes a value and a group")
+        node[leaf] = _number(value.strip())
+    return {"game": game.id, "players": players, "system": system, "tariffs": tariffs,
+            "name": str(form.get("name", "")).strip()[:80]}
+
+
+def _number(text: str):
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+@router.post("/settings", dependencies=[Depends(require_write)])
+async def save_settings(request: Request, c: WebContext = Depends(ctx), session: dict = Depends(current_session)):
+    form = await request.form()
+    try:
+        fields = parse_settings(form)
+        if form.get("new_evening") != "1" and c.store.hands(session["id"]) and (
+                fields["game"] != session["game"] or fields["players"] != session["players"]):
+            raise SettingsError("players", "hands are on this evening's sheet; start a new evening to change "
+                                "the game or the players")
+    except SettingsError as exc:
+        return _page(request, c, session, str(exc), exc.field, status_code=422)
+    if form.get("new_evening") == "1":
+        c.store.add_session(**fields)
+    else:
+        c.store.update_session(session["id"], **fields)
+    return RedirectResponse("/settings?saved=1", status_code=303)
+
+
+def _flatten(options: dict, prefix: str = ""):
+    """Nested options back to the "a.b = value" lines the form shows."""
+    for key, value in options.items():
+        if isinstance(value, dict):
+            yield from _flatten(value, f"{prefix}{key}.")
+        else:
+            yield f"{prefix}{key}", str(value).lower() if isinstance(value, bool) else value

@@ -1,0 +1,124 @@
+"""Evaluate a release on held-out generated photos (a seed never used in training) with the ONNX runtime path.
+
+    python -m models.evaluate --n 300 --seed 1000 [--model models/cards/<release>] [--json eval.json]
+
+An index at least a third visible must be read; one less visible may be read or not (neither counted);
+a read card must sit on one of that card's indices. Card Points use scoring.find_game(--game).count.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+import scoring
+from models.dataset import MIN_VISIBLE, progress
+from models.synth import FACES_DIR, Deck, random_scene, render
+from vision import Recogniser
+
+DONT_CARE = 0.05
+
+
+def score_photo(pred, labels) -> dict:
+    """Compare recognitions with the labels of one photo."""
+    best: dict[str, float] = {}
+    for lab in labels:
+        best[lab["card"]] = max(best.get(lab["card"], 0.0), lab["visible"])
+    required = {c for c, v in best.items() if v >= MIN_VISIBLE}
+    optional = {c for c, v in best.items() if DONT_CARE <= v < MIN_VISIBLE}
+    tp, fp, confusions, seen = set(), [], [], Counter()
+    for r in pred:
+        seen[r.card_id] += 1
+        centre = np.mean(r.quad, 0)
+        on_it = [lab for lab in labels if lab["card"] == r.card_id
+                 and np.hypot(*(centre - lab["center"])) < 0.5 * lab["height"]]
+        if on_it and seen[r.card_id] == 1 and r.card_id in required:
+            tp.add(r.card_id)
+        elif on_it and seen[r.card_id] == 1 and r.card_id in optional:
+            pass
+        else:
+            fp.append(r.card_id)
+            near = [lab for lab in labels if np.hypot(*(centre - lab["center"])) < 0.5 * lab["height"]]
+            if near:
+                confusions.append((near[0]["card"], r.card_id))
+    fn = required - tp
+    return {"required": len(required), "tp": len(tp), "fp": len(fp), "fn": sorted(fn), "fp_ids": fp,
+            "confusions": confusions, "flagged": sum(r.flagged for r in pred), "n_pred": len(pred),
+            "truth": sorted(best), "pips_ok": sum(r.pips == DECK_PIPS[r.card_id] for r in pred if r.card_id in tp),
+            "unflagged_errors": sum(1 for r in pred if r.card_id in fp and not r.flagged)}
+
+
+DECK_PIPS = {c.id: c.pips for c in scoring.DECK}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=300)
+    ap.add_argument("--seed", type=int, default=1000)
+    ap.add_argument("--model", type=Path, default=None)
+    ap.add_argument("--game", default="slovenian")
+    ap.add_argument("--empty", type=int, default=20, help="extra photos with no face-up card")
+    ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--faces", type=Path, default=FACES_DIR)
+    args = ap.parse_args(argv)
+    deck, rec, game = Deck.load(args.faces), Recogniser.load(args.model), scoring.find_game(args.game)
+    rng = np.random.default_rng(args.seed)
+    rows, t0, ms = [], time.time(), []
+    total = args.n + args.empty
+    for i in range(total):
+        empty = i >= args.n
+        scene = random_scene(rng, face_up=not empty)
+        img, labels = render(scene, deck, 1.0)
+        t = time.perf_counter()
+        pred = rec.recognise(img)
+        ms.append((time.perf_counter() - t) * 1000)
+        row = score_photo(pred, labels)
+        row.update(size=list(scene.size), card_px=round(scene.ppm * 60), empty=empty)
+        try:
+            truth_pts = game.count(row["truth"])
+            row["points_ok"] = game.count([r.card_id for r in pred]) == truth_pts
+        except ValueError:
+            row["points_ok"] = False
+        rows.append(row)
+        progress(i, total, t0, f"eval fn {sum(len(r['fn']) for r in rows)} fp {sum(r['fp'] for r in rows)}")
+    summary = summarise(rows, ms)
+    print(json.dumps(summary, indent=1))
+    if args.json:
+        args.json.write_text(json.dumps({"summary": summary, "photos": rows}, indent=1, default=str))
+    return 0
+
+
+def summarise(rows: list[dict], ms: list[float]) -> dict:
+    face = [r for r in rows if not r["empty"]]
+    req, tp = sum(r["required"] for r in face), sum(r["tp"] for r in face)
+    fp = sum(r["fp"] for r in face)
+    by_px = {}
+    for lo, hi in ((0, 250), (250, 380), (380, 600)):
+        sub = [r for r in face if lo <= r["card_px"] < hi]
+        if sub:
+            by_px[f"card {lo}-{hi}px"] = {"photos": len(sub), "recall": round(sum(r["tp"] for r in sub) /
+                                          max(1, sum(r["required"] for r in sub)), 4)}
+    return {
+        "photos": len(face), "cards_required": req,
+        "recall": round(tp / max(req, 1), 5), "precision": round(tp / max(tp + fp, 1), 5),
+        "photos_all_right": round(sum(not r["fn"] and not r["fp"] for r in face) / max(len(face), 1), 4),
+        "card_points_wrong": round(sum(not r["points_ok"] for r in face) / max(len(face), 1), 4),
+        "pips_right": round(sum(r["pips_ok"] for r in face) / max(tp, 1), 5),
+        "flagged_per_photo": round(sum(r["flagged"] for r in face) / max(len(face), 1), 3),
+        "wrong_and_not_flagged": sum(r["unflagged_errors"] for r in face),
+        "empty_photos": len(rows) - len(face),
+        "cards_counted_on_empty_photos": sum(r["n_pred"] for r in rows if r["empty"]),
+        "by_card_size": by_px,
+        "worst_confusions": Counter(f"{a}->{b}" for r in face for a, b in r["confusions"]).most_common(10),
+        "most_missed": Counter(c for r in face for c in r["fn"]).most_common(10),
+        "recognise_ms_median": round(float(np.median(ms)), 1) if ms else None,
+    }
+
+
+if __name__ == "__main__":
+    sys.exit(main())

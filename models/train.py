@@ -1,0 +1,230 @@
+"""Train the index detector and the index classifier on generated photos (CPU, seeded, resumable).
+
+    python -m models.train --stage all --work /tmp/tarokcam-train          # generate sets if missing, train both
+    python -m models.train --stage det --det-steps 3000 --threads 2
+    python -m models.train --faces my_scans/ --deck my_scans/deck.json      # a club's own deck, one command
+
+Checkpoints (<work>/det.pt, <work>/cls.pt) are written every `--ckpt-every` steps and at the end; a rerun
+resumes from them. Then `python -m models.export` writes the release folder.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from models.dataset import BACKGROUND, DET_LONG, HARD_VISIBLE, MIN_VISIBLE, make_cls, make_det, progress
+from models.nets import IndexClassifier, IndexDetector
+from models.synth import FACES_DIR, Deck
+
+WORK = Path("/tmp/tarokcam-train")
+STRIDE = 4
+
+
+# ---------------------------------------------------------------- detector targets
+
+def det_targets(labels: np.ndarray, ox: int, oy: int, size: int) -> tuple[np.ndarray, ...]:
+    """Heat (S, S), weight (S, S), regression (5, S, S), reg mask (S, S) for a crop at (ox, oy), S = size/4."""
+    s = size // STRIDE
+    heat = np.zeros((s, s), np.float32)
+    weight = np.ones((s, s), np.float32)
+    reg = np.zeros((5, s, s), np.float32)
+    rmask = np.zeros((s, s), np.float32)
+    gy, gx = np.mgrid[0:s, 0:s].astype(np.float32)
+    for cx, cy, ux, uy, h, vis in labels:
+        if vis < HARD_VISIBLE:
+            continue
+        px, py = (cx - ox) / STRIDE - 0.5, (cy - oy) / STRIDE - 0.5    # cell-centre coordinates
+        if not (-3 <= px < s + 3 and -3 <= py < s + 3):
+            continue
+        if vis < MIN_VISIBLE:   # may or may not be read: neither reward nor punish
+            r = 2
+            weight[max(0, int(py) - r):int(py) + r + 1, max(0, int(px) - r):int(px) + r + 1] = 0
+            continue
+        w = h * 0.234
+        sa, sb = max(0.8, 0.12 * h / STRIDE), max(0.7, 0.3 * w / STRIDE)
+        dx, dy = gx - px, gy - py
+        a, b = dx * ux + dy * uy, -dx * uy + dy * ux
+        np.maximum(heat, np.exp(-(a * a / (2 * sa * sa) + b * b / (2 * sb * sb))), out=heat)
+        ix, iy = int(round(px)), int(round(py))
+        if 0 <= ix < s and 0 <= iy < s:
+            heat[iy, ix] = 1.0
+            reg[:, iy, ix] = (px - ix, py - iy, ux, uy, math.log(h / 32))
+            rmask[iy, ix] = 1.0
+    return heat, weight, reg, rmask
+
+
+def det_batch(data, rng: np.random.Generator, bs: int, size: int):
+    xs, hs, ws, rs, ms = [], [], [], [], []
+    n = len(data["jpg"])
+    for _ in range(bs):
+        i = int(rng.integers(n))
+        img = cv2.imdecode(data["jpg"][i], cv2.IMREAD_COLOR)
+        labs = data["labels"][i]
+        H, W = img.shape[:2]
+        if len(labs) and rng.random() < 0.85:
+            cx, cy = labs[rng.integers(len(labs)), :2]
+            ox, oy = int(cx - rng.uniform(0.15, 0.85) * size), int(cy - rng.uniform(0.15, 0.85) * size)
+        else:
+            ox, oy = int(rng.integers(-32, max(W - size, 0) + 32)), int(rng.integers(-32, max(H - size, 0) + 32))
+        ox, oy = ox // STRIDE * STRIDE, oy // STRIDE * STRIDE
+        crop = np.zeros((size, size, 3), np.uint8)
+        x0, y0, x1, y1 = max(ox, 0), max(oy, 0), min(ox + size, W), min(oy + size, H)
+        if x1 > x0 and y1 > y0:
+            crop[y0 - oy:y1 - oy, x0 - ox:x1 - ox] = img[y0:y1, x0:x1]
+        crop = np.clip(crop.astype(np.float32) * rng.uniform(0.8, 1.2) + rng.uniform(-20, 20), 0, 255)
+        heat, weight, reg, rmask = det_targets(labs, ox, oy, size)
+        xs.append(crop.transpose(2, 0, 1)); hs.append(heat); ws.append(weight); rs.append(reg); ms.append(rmask)
+    t = lambda a: torch.from_numpy(np.stack(a))
+    return t(xs), t(hs), t(ws), t(rs), t(ms)
+
+
+def det_loss(out: torch.Tensor, heat, weight, reg, rmask) -> tuple[torch.Tensor, dict]:
+    """CenterNet focal loss on the heat, L1 on offset / direction / log height at the centre cells."""
+    p = torch.sigmoid(out[:, 0]).clamp(1e-4, 1 - 1e-4)
+    pos = (heat >= 1.0).float()
+    neg = (1 - pos) * weight
+    n_pos = pos.sum().clamp(min=1)
+    lpos = -(torch.log(p) * (1 - p) ** 2 * pos).sum()
+    lneg = -(torch.log(1 - p) * p ** 2 * (1 - heat) ** 4 * neg).sum()
+    lh = (lpos + lneg) / n_pos
+    m = rmask.unsqueeze(1)
+    lr = (F.l1_loss(out[:, 1:6] * m, reg * m, reduction="sum")) / n_pos
+    return lh + lr, {"heat": float(lh), "reg": float(lr)}
+
+
+def train_det(work: Path, steps: int, bs: int, size: int, seed: int, ckpt_every: int, lr: float) -> None:
+    data = dict(np.load(work / "det.npz", allow_pickle=True))
+    torch.manual_seed(seed)
+    net = IndexDetector()
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    start, ck = 0, work / "det.pt"
+    if ck.exists():
+        state = torch.load(ck, weights_only=False)
+        net.load_state_dict(state["model"]); opt.load_state_dict(state["opt"]); start = state["step"]
+        print(f"resumed detector at step {start}")
+    rng = np.random.default_rng(seed + start)
+    t0, avg = time.time(), None
+    net.train()
+    for step in range(start, steps):
+        for g in opt.param_groups:
+            g["lr"] = lr * 0.5 * (1 + math.cos(math.pi * step / steps)) * min(1.0, (step + 1) / 100)
+        batch = det_batch(data, rng, bs, size)
+        loss, parts = det_loss(net(batch[0]), *batch[1:])
+        opt.zero_grad(); loss.backward(); opt.step()
+        avg = parts if avg is None else {k: 0.98 * avg[k] + 0.02 * v for k, v in parts.items()}
+        if (step + 1) % 10 == 0 or step + 1 == steps:
+            progress(step - start, steps - start, t0, f"det heat {avg['heat']:.3f} reg {avg['reg']:.3f}")
+        if (step + 1) % ckpt_every == 0 or step + 1 == steps:
+            torch.save({"model": net.state_dict(), "opt": opt.state_dict(), "step": step + 1,
+                        "minutes": (time.time() - t0) / 60}, ck)
+    print(f"\ndetector: {steps - start} steps in {(time.time() - t0) / 60:.1f} min", flush=True)
+
+
+# ---------------------------------------------------------------- classifier
+
+def augment_crops(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """Per-crop brightness, contrast, colour cast and noise on (N, 3, H, W) float 0..255."""
+    n = x.shape[0]
+    r = lambda *s: torch.rand(*s, generator=gen)
+    mean = x.mean((1, 2, 3), keepdim=True)
+    x = (x - mean) * (0.6 + 0.8 * r(n, 1, 1, 1)) + mean * (0.6 + 0.8 * r(n, 1, 1, 1))
+    x = x * (0.85 + 0.3 * r(n, 3, 1, 1)) + torch.randn(x.shape, generator=gen) * 6 * r(n, 1, 1, 1)
+    return x.clamp(0, 255)
+
+
+def train_cls(work: Path, epochs: int, bs: int, seed: int, lr: float) -> None:
+    data = np.load(work / "cls.npz")
+    x = torch.from_numpy(data["x"]).permute(0, 3, 1, 2).contiguous()    # uint8 (N, 3, 128, 32)
+    y, pips = torch.from_numpy(data["y"]), torch.from_numpy(data["pips"])
+    torch.manual_seed(seed)
+    gen = torch.Generator().manual_seed(seed)
+    n = len(y)
+    perm = torch.randperm(n, generator=gen)
+    val, tr = perm[: n // 20], perm[n // 20:]
+    net = IndexClassifier()
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    ck = work / "cls.pt"
+    start = 0
+    if ck.exists():
+        state = torch.load(ck, weights_only=False)
+        net.load_state_dict(state["model"]); opt.load_state_dict(state["opt"]); start = state["epoch"]
+        print(f"resumed classifier at epoch {start}")
+    steps_per = math.ceil(len(tr) / bs)
+    total = epochs * steps_per
+    t0 = time.time()
+    for ep in range(start, epochs):
+        net.train()
+        order = tr[torch.randperm(len(tr), generator=gen)]
+        for k in range(steps_per):
+            step = ep * steps_per + k
+            for g in opt.param_groups:
+                g["lr"] = lr * 0.5 * (1 + math.cos(math.pi * step / total))
+            idx = order[k * bs:(k + 1) * bs]
+            out = net(augment_crops(x[idx].float(), gen))
+            card_loss = F.cross_entropy(out[:, :55], y[idx], label_smoothing=0.05)
+            is_card = (y[idx] != BACKGROUND).float()
+            pip_loss = (F.cross_entropy(out[:, 55:], pips[idx], reduction="none") * is_card).sum() / is_card.sum().clamp(min=1)
+            loss = card_loss + 0.5 * pip_loss
+            opt.zero_grad(); loss.backward(); opt.step()
+            if (k + 1) % 10 == 0 or k + 1 == steps_per:
+                progress(step - start * steps_per, total - start * steps_per, t0,
+                         f"cls ep {ep + 1}/{epochs} loss {float(loss):.3f}")
+        acc, pacc = eval_cls(net, x[val], y[val], pips[val])
+        print(f"\nepoch {ep + 1}: val card acc {acc:.4f} pips acc {pacc:.4f}", flush=True)
+        torch.save({"model": net.state_dict(), "opt": opt.state_dict(), "epoch": ep + 1, "val_acc": acc,
+                    "val_pips_acc": pacc, "minutes": (time.time() - t0) / 60}, ck)
+    print(f"classifier: {(time.time() - t0) / 60:.1f} min", flush=True)
+
+
+@torch.no_grad()
+def eval_cls(net, x, y, pips) -> tuple[float, float]:
+    net.eval()
+    outs = torch.cat([net(x[i:i + 512].float()) for i in range(0, len(x), 512)])
+    acc = float((outs[:, :55].argmax(1) == y).float().mean())
+    card = y != BACKGROUND
+    pacc = float((outs[card, 55:].argmax(1) == pips[card]).float().mean()) if card.any() else 1.0
+    return acc, pacc
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--stage", choices=["det", "cls", "all"], default="all")
+    ap.add_argument("--work", type=Path, default=WORK, help="data sets and checkpoints")
+    ap.add_argument("--faces", type=Path, default=FACES_DIR)
+    ap.add_argument("--deck", type=Path, default=None)
+    ap.add_argument("--det-photos", type=int, default=2400)
+    ap.add_argument("--cls-photos", type=int, default=900)
+    ap.add_argument("--det-steps", type=int, default=2500)
+    ap.add_argument("--det-batch", type=int, default=12)
+    ap.add_argument("--det-size", type=int, default=320)
+    ap.add_argument("--cls-epochs", type=int, default=6)
+    ap.add_argument("--cls-batch", type=int, default=128)
+    ap.add_argument("--ckpt-every", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=2)
+    args = ap.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    cv2.setNumThreads(1)
+    args.work.mkdir(parents=True, exist_ok=True)
+    deck = None
+    for kind, n, make in (("det", args.det_photos, make_det), ("cls", args.cls_photos, make_cls)):
+        if args.stage in (kind, "all") and not (args.work / f"{kind}.npz").exists():
+            deck = deck or Deck.load(args.faces, args.deck)
+            np.savez(args.work / f"{kind}.npz", **make(n, args.seed + (1 if kind == "det" else 2), deck))
+    if args.stage in ("cls", "all"):
+        train_cls(args.work, args.cls_epochs, args.cls_batch, args.seed, 2e-3)
+    if args.stage in ("det", "all"):
+        train_det(args.work, args.det_steps, args.det_batch, args.det_size, args.seed, args.ckpt_every, 2e-3)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,108 @@
+"""`tarokcam serve` as systemd runs it: READY and WATCHDOG over $NOTIFY_SOCKET, /healthz, clean stop on SIGTERM."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def serve(*args: str, env: dict | None = None) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "device.cli", "serve", *args], cwd=REPO, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            env={**os.environ, "PYTHONPATH": str(REPO), **(env or {})})
+
+
+def test_serve_without_a_model_exits_with_the_reason(tmp_path):
+    empty = tmp_path / "model"
+    empty.mkdir()
+    config = tmp_path / "tarokcam.toml"
+    config.write_text(f'[camera]\nbackend = "fake"\n[model]\npath = "{empty}"\n')
+    proc = serve("--config", str(config), "--state-dir", str(tmp_path / "state"), "--port", str(free_port()))
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 1
+    assert "cannot start" in out and "model.json" in out
+
+
+def test_serve_with_a_bad_config_names_the_key(tmp_path):
+    config = tmp_path / "tarokcam.toml"
+    config.write_text('[camera]\nbackend = "webcam"\n')
+    proc = serve("--config", str(config))
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 2
+    assert "camera.backend: Input should be 'picamera2', 'opencv', 'replay' or 'fake'" in out
+
+
+# `tarokcam serve` with vision.Recogniser.load swapped for the soak's fixed three-card answer, so this runs
+# before (and independently of) a trained model.
+FAKE_MODEL_SERVE = """
+import sys, vision
+from device.soak import FakeRecogniser
+vision.Recogniser.load = classmethod(lambda cls, *a, **k: FakeRecogniser())
+from device.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_serve_demo_under_systemd_notify(tmp_path):
+    name = f"tarokcam-serve-{os.getpid()}-{time.monotonic_ns()}"
+    port = free_port()
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+        sock.bind(b"\0" + name.encode())
+        sock.settimeout(1)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", FAKE_MODEL_SERVE, "serve", "--demo", "--port", str(port), "--state-dir",
+             str(tmp_path)], cwd=REPO, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONPATH": str(REPO), "NOTIFY_SOCKET": "@" + name, "WATCHDOG_USEC": "2000000",
+                 "JOURNAL_STREAM": "8:1"})
+        messages: list[str] = []
+
+        def wait_for(prefix: str, seconds: float) -> None:
+            deadline = time.monotonic() + seconds
+            while time.monotonic() < deadline and not any(m.startswith(prefix) for m in messages):
+                try:
+                    messages.append(sock.recv(4096).decode())
+                except TimeoutError:
+                    assert proc.poll() is None, proc.stdout.read()
+            assert any(m.startswith(prefix) for m in messages), messages
+
+        try:
+            wait_for("READY=1", 120)
+            try:
+                body = urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=10).read()
+            except urllib.error.HTTPError as exc:  # 503 still carries the status
+                body = exc.read()
+            status = json.loads(body)
+            assert {"camera", "model", "store", "disk_free_mb", "last_capture_age_s"} <= set(status)
+            assert status["model"]["ok"] and status["store"]["ok"] and status["camera"]["ok"]
+            pin = (tmp_path / "pin").read_text().strip()
+            request = urllib.request.Request(f"http://127.0.0.1:{port}/api/captures", data=b'{"side": null}',
+                                             headers={"Content-Type": "application/json", "X-Tarokcam-Pin": pin})
+            capture_id = json.loads(urllib.request.urlopen(request, timeout=30).read())["id"]
+            assert capture_id == 1
+            messages.clear()
+            wait_for("WATCHDOG=1", 5)
+            proc.send_signal(signal.SIGTERM)
+            wait_for("STOPPING=1", 20)
+            out, _ = proc.communicate(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    assert proc.returncode == 0, out
+    assert "web PIN generated" in out and (tmp_path / "pin").exists()
+    first = out.splitlines()[0]
+    assert not first[:4].isdigit()  # under journald: no timestamps of our own

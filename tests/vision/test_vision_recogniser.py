@@ -1,0 +1,123 @@
+"""Recogniser wiring with fake runners: model-folder checks, decoding of detector output, flags and merging."""
+import json
+import math
+
+import numpy as np
+import pytest
+
+from vision import ImageError, ModelError, Recogniser, Recognition
+from vision.recogniser import SAME_CARD_SPAN, Settings, sha256_file
+from vision.runners.fake import FakeRunner
+
+LABELS = ["T1", "T2", "HK", "none"]
+PIPS = {"T1": 4, "T2": 0, "HK": 4}
+
+
+def _release(tmp_path, width=len(LABELS) + 5, labels=LABELS):
+    (tmp_path / "detector.onnx").write_text(json.dumps({"output_width": 6}))
+    (tmp_path / "classifier.onnx").write_text(json.dumps({"output_width": width}))
+    (tmp_path / "labels.txt").write_text("\n".join(labels) + "\n")
+    sums = {n: sha256_file(tmp_path / n) for n in ("detector.onnx", "classifier.onnx", "labels.txt")}
+    manifest = {"detector": "detector.onnx", "classifier": "classifier.onnx", "labels": "labels.txt",
+                "pips_classes": 5, "sha256": sums, "deck": [{"id": k, "pips": v} for k, v in PIPS.items()]}
+    (tmp_path / "model.json").write_text(json.dumps(manifest))
+    return tmp_path
+
+
+def test_load_checks_files_sha_and_label_width(tmp_path):
+    rec = Recogniser.load(_release(tmp_path), runner="fake")
+    assert rec.labels == LABELS and rec.deck_pips["HK"] == 4
+    (tmp_path / "classifier.onnx").write_text(json.dumps({"output_width": 7}))
+    with pytest.raises(ModelError, match="damaged"):
+        Recogniser.load(tmp_path, runner="fake")
+
+
+def test_label_count_must_match_output_width(tmp_path):
+    with pytest.raises(ModelError, match=r"4 labels \+ 5 pips classes = 9, but the classifier outputs 11"):
+        Recogniser.load(_release(tmp_path, width=11), runner="fake")
+
+
+def test_missing_model_folder_and_file(tmp_path):
+    with pytest.raises(ModelError, match="model.json"):
+        Recogniser.load(tmp_path / "nowhere", runner="fake")
+    (_release(tmp_path) / "detector.onnx").unlink()
+    with pytest.raises(ModelError, match="missing detector"):
+        Recogniser.load(tmp_path, runner="fake")
+
+
+def _detector(peaks):
+    """peaks: list of (cx, cy, angle_deg, height) in input px -> a fake detector output map."""
+    def run(batch):
+        _, _, h, w = batch.shape
+        out = np.zeros((1, 6, h // 4, w // 4), np.float32)
+        out[0, 0] = -10
+        for cx, cy, ang, height in peaks:
+            ix, iy = int(cx / 4), int(cy / 4)
+            a = math.radians(ang)
+            out[0, :, iy, ix] = [10, cx / 4 - ix - 0.5, cy / 4 - iy - 0.5, math.sin(a), -math.cos(a),
+                                 math.log(height / 32)]
+        return out
+    return FakeRunner(run)
+
+
+def _classifier(reads):
+    """reads: list of (label index, pips) returned for the crops in order."""
+    def run(batch):
+        out = np.full((len(batch), len(LABELS) + 5), -10.0, np.float32)
+        for i, (k, p) in enumerate(reads[: len(batch)]):
+            out[i, k] = 10
+            out[i, len(LABELS) + p] = 10
+        return out
+    return FakeRunner(run)
+
+
+def _image(w=400, h=300):
+    return np.full((h, w, 3), 128, np.uint8)
+
+
+def test_one_card_read_with_its_quad():
+    rec = Recogniser(_detector([(101, 150, 0, 80)]), _classifier([(0, 4)]), LABELS, PIPS, Settings(det_long=400))
+    (r,) = rec.recognise(_image())
+    assert isinstance(r, Recognition) and r.card_id == "T1" and r.pips == 4 and not r.flagged
+    assert r.confidence > 0.99
+    quad = np.array(r.quad)
+    np.testing.assert_allclose(quad.mean(0), [101, 150], atol=0.6)
+    assert quad[0][1] < quad[3][1]          # top edge above bottom edge for an upright index
+    j = r.to_json()
+    assert set(j) == {"id", "confidence", "pips", "quad", "flagged"} and len(j["quad"]) == 4
+
+
+def test_detector_runs_on_a_downscaled_copy_and_maps_back():
+    # det_long 200 on a 400 px photo: the detector sees half size; the quad must come back in photo px.
+    rec = Recogniser(_detector([(50, 75, 90, 40)]), _classifier([(2, 4)]), LABELS, PIPS, Settings(det_long=200))
+    (r,) = rec.recognise(_image())
+    np.testing.assert_allclose(np.array(r.quad).mean(0), [100, 150], atol=1.5)
+    c, u = np.array(r.quad).mean(0), (np.array(r.quad[0]) + r.quad[1]) / 2 - np.array(r.quad).mean(0)
+    assert u[0] > 30 and abs(u[1]) < 2      # turned 90 degrees: 'up' points right, half of 80 px
+
+
+def test_background_dropped_and_pips_mismatch_flagged():
+    rec = Recogniser(_detector([(60, 100, 0, 80), (200, 100, 0, 80)]), _classifier([(3, 0), (1, 3)]),
+                     LABELS, PIPS, Settings(det_long=400))
+    (r,) = rec.recognise(_image())
+    assert r.card_id == "T2" and r.pips == 3 and r.flagged and r.confidence <= 0.5
+
+
+def test_two_indices_of_one_card_merge_but_a_true_duplicate_is_flagged():
+    h = 60.0
+    d = SAME_CARD_SPAN * h
+    other = (100 + d * math.sin(math.radians(30)), 60 + d * math.cos(math.radians(30)))
+    rec = Recogniser(_detector([(100, 60, 180, h), (*other, 0, h)]), _classifier([(2, 4), (2, 4)]),
+                     LABELS, PIPS, Settings(det_long=400))
+    assert [r.card_id for r in rec.recognise(_image())] == ["HK"]
+    rec = Recogniser(_detector([(60, 100, 0, h), (300, 100, 0, h)]), _classifier([(2, 4), (2, 4)]),
+                     LABELS, PIPS, Settings(det_long=400))
+    reads = rec.recognise(_image())
+    assert [r.card_id for r in reads] == ["HK", "HK"] and all(r.flagged for r in reads)
+
+
+def test_bad_array_is_an_image_error():
+    rec = Recogniser(_detector([]), _classifier([]), LABELS, PIPS)
+    with pytest.raises(ImageError, match="alpha"):
+        rec.recognise(np.zeros((100, 100, 4), np.uint8))
+    assert rec.recognise(_image()) == []

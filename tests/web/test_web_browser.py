@@ -1,0 +1,127 @@
+"""End to end in headless Chromium: capture, correct a card, see the other pile arrive, enter the hand, read the sheet."""
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import scoring
+from conftest import PIN, PLAYERS, FakeController
+
+from device.storage import Store
+from device.web import create_app, scoring_adapter
+
+CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
+                       reason="needs Debian's chromium and chromium-driver (apt-get install -y chromium chromium-driver)"),
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def server(tmp_path):
+    uvicorn = pytest.importorskip("uvicorn")
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    store = Store(tmp_path / "tarokcam.sqlite")
+    controller = FakeController(store, photos)
+    app = create_app(store=store, controller=controller, photos_dir=photos, pin=PIN,
+                     settings={"players": PLAYERS, "poll_ms": 300})
+    port = free_port()
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    for _ in range(200):  # bounded: 10 s
+        if srv.started:
+            break
+        time.sleep(0.05)
+    assert srv.started, "uvicorn did not start"
+    yield f"http://127.0.0.1:{port}", store, controller
+    srv.should_exit = True
+    thread.join(timeout=10)
+    store.close()
+
+
+@pytest.fixture
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                "--window-size=412,915"):  # a phone's viewport
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+
+
+def test_capture_correct_enter_hand_and_read_the_sheet(server, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.select import Select
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    base, store, controller = server
+    wait = WebDriverWait(browser, 20)
+    game = scoring.find_game("slovenian")
+    deck = [c.id for c in game.deck]
+    declarer, defenders = deck[:30], deck[30:]
+    # The model read the Pagat (T1) as the Seven of Spades, which the defenders hold too.
+    controller.piles = [["S7", *declarer[1:]], defenders]
+
+    browser.get(f"{base}/login?next=/capture")
+    browser.find_element(By.ID, "pin").send_keys(PIN)
+    browser.find_element(By.ID, "login-submit").click()
+    wait.until(ec.url_contains("/capture"))
+
+    Select(browser.find_element(By.ID, "capture-side")).select_by_value("declarer")
+    browser.find_element(By.ID, "capture-now").click()
+    wait.until(ec.text_to_be_present_in_element((By.CSS_SELECTOR, "#capture-panel h2"), "Photo 1"))
+    assert browser.find_element(By.ID, "capture-points").text == game.format(game.count(["S7", *declarer[1:]]))
+
+    flagged = browser.find_element(By.CSS_SELECTOR, '.card-btn.flagged[data-index="0"]')
+    assert flagged.size["height"] >= 44  # touch target
+    flagged.click()
+    wait.until(ec.visibility_of_element_located((By.ID, "picker")))
+    browser.find_element(By.CSS_SELECTOR, '#picker .pick[data-card="T1"]').click()
+    wait.until(ec.text_to_be_present_in_element((By.ID, "capture-points"), game.format(game.count(declarer))))
+    assert store.corrections(1)[0]["new_id"] == "T1" and store.corrections(1)[0]["crop"]
+
+    # The other pile arrives from the table's trigger; the page shows it without a reload.
+    browser.execute_script("window.__notReloaded = 42;")
+    controller.capture("defenders")
+    wait.until(ec.text_to_be_present_in_element((By.CSS_SELECTOR, "#capture-panel h2"), "Photo 2"))
+    assert browser.execute_script("return window.__notReloaded;") == 42
+    assert "All 54 cards accounted for" in browser.find_element(By.ID, "pile-check").text
+
+    browser.find_element(By.ID, "enter-hand").click()
+    wait.until(ec.presence_of_element_located((By.ID, "hand-form")))
+    Select(browser.find_element(By.ID, "declarer")).select_by_visible_text("Ana")
+    Select(browser.find_element(By.ID, "partner")).select_by_visible_text("Cene")
+    Select(browser.find_element(By.ID, "contract")).select_by_value("three")
+    assert browser.find_element(By.ID, "source-piles").is_selected()
+    # The declarer's pile holds Pagat, Mond and Skus: the form suggests the Trull for them.
+    assert Select(browser.find_element(By.ID, "bonus_trull_side")).first_selected_option.text == "Declarer"
+    browser.find_element(By.ID, "save-hand").click()
+    wait.until(ec.presence_of_element_located((By.ID, "saved")))
+
+    browser.get(f"{base}/sheet")
+    shown = {p: browser.find_element(By.CSS_SELECTOR, f'#totals td[data-player="{p}"]').text for p in PLAYERS}
+    hand = {"game": "slovenian", "players": PLAYERS, "declarer": "Ana", "partner": "Cene", "contract": "three",
+            "piles": {"declarer": declarer, "defenders": defenders},
+            "bonuses": [{"bonus": "trull", "side": "declarer", "announced": False, "made": True}]}
+    expected = scoring_adapter.score_hand(hand)["simplified"]
+    assert shown == {p: str(expected[p]) for p in PLAYERS}
+    assert any(v != "0" for v in shown.values())

@@ -1,0 +1,61 @@
+"""Index geometry: rotated index boxes, their quads, and upright crops cut from the full-resolution photo.
+
+An index is described by its centre (x, y), the unit vector pointing to the top of its numeral ("up"), and
+its height in pixels; its width follows from the deck's index box (10.4 x 44.5 mm). All coordinates are image
+pixels, x right, y down. The same crop function serves training (models/) and inference, so they cannot drift.
+"""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+CROP_W, CROP_H = 32, 128          # classifier input, pixels (width, height), upright index
+INDEX_ASPECT = 10.4 / 44.5        # index box width / height (deck.json index_box_mm)
+CROP_MARGIN = 1.1                 # crop height = 1.1 x index height, so a slightly off centre still fits
+
+
+def index_quad(center: np.ndarray, up: np.ndarray, height: np.ndarray) -> np.ndarray:
+    """Quads of index boxes.
+
+    center: (N, 2) float px; up: (N, 2) unit vectors; height: (N,) px.
+    Returns (N, 4, 2) float32: top-left, top-right, bottom-right, bottom-left of the upright-looking index.
+    """
+    center, up = np.asarray(center, np.float64).reshape(-1, 2), np.asarray(up, np.float64).reshape(-1, 2)
+    height = np.asarray(height, np.float64).reshape(-1, 1)
+    right = np.stack([-up[:, 1], up[:, 0]], 1)
+    hu, hr = up * height / 2, right * height * INDEX_ASPECT / 2
+    return np.stack([center + hu - hr, center + hu + hr, center - hu + hr, center - hu - hr], 1).astype(np.float32)
+
+
+def quad_frame(quad: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """Centre (2,), up unit vector (2,) and height (px) of one (4, 2) quad ordered as `index_quad` returns."""
+    quad = np.asarray(quad, np.float64)
+    top, bottom = (quad[0] + quad[1]) / 2, (quad[2] + quad[3]) / 2
+    up = top - bottom
+    h = float(np.hypot(*up))
+    return quad.mean(0), up / max(h, 1e-9), h
+
+
+def crop_indices(image: np.ndarray, center: np.ndarray, up: np.ndarray, height: np.ndarray) -> np.ndarray:
+    """Cut each index upright out of the photo.
+
+    image: (H, W, 3) uint8 BGR, full-resolution photo. center: (N, 2) px, up: (N, 2) unit vectors,
+    height: (N,) index heights in px. Returns (N, CROP_H, CROP_W, 3) uint8 BGR; outside the photo is black.
+    """
+    center = np.asarray(center, np.float64).reshape(-1, 2)
+    up = np.asarray(up, np.float64).reshape(-1, 2)
+    height = np.asarray(height, np.float64).reshape(-1)
+    out = np.zeros((len(center), CROP_H, CROP_W, 3), np.uint8)
+    for i, (c, u, h) in enumerate(zip(center, up, height)):
+        scale = CROP_MARGIN * h / CROP_H          # image px per crop px
+        over = 2 if scale > 1.2 else 1            # warp at 2x then area-average, against aliasing
+        s = scale / over
+        right = np.array([-u[1], u[0]])
+        cw, ch = CROP_W * over, CROP_H * over
+        # crop (x, y) -> image: c + (x - cw/2 + .5) s right - (y - ch/2 + .5) s up
+        m = np.array([[s * right[0], -s * u[0], 0.0], [s * right[1], -s * u[1], 0.0]])
+        m[:, 2] = c - m[:, 0] * (cw / 2 - 0.5) - m[:, 1] * (ch / 2 - 0.5)
+        crop = cv2.warpAffine(image, m, (cw, ch), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                              borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+        out[i] = cv2.resize(crop, (CROP_W, CROP_H), interpolation=cv2.INTER_AREA) if over > 1 else crop
+    return out

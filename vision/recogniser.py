@@ -1,0 +1,199 @@
+"""Recognise every card index in a photo: detector on a downscaled copy, classifier on full-resolution crops."""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.errors import ModelError
+from vision.geometry import crop_indices, index_quad
+from vision.image import check_array
+from vision.runners import RUNNERS, ModelRunner
+
+MODELS_DIR = Path(__file__).resolve().parents[1] / "models" / "cards"
+NOT_A_CARD = "none"
+# Two indices of one card (top-left and the turned bottom-right one) lie 77.6 mm apart = 1.74 index heights.
+SAME_CARD_SPAN = math.hypot(60 - 2 * 7.0, 112 - 2 * 24.75) / 44.5
+
+
+@dataclass(frozen=True, slots=True)
+class Recognition:
+    """One card read from the photo. quad: its index, image px, top-left, top-right, bottom-right, bottom-left."""
+    card_id: str
+    confidence: float
+    pips: int
+    quad: tuple[tuple[float, float], ...]
+    flagged: bool
+
+    def to_json(self) -> dict:
+        return {"id": self.card_id, "confidence": round(self.confidence, 4), "pips": self.pips,
+                "quad": [[round(x, 1), round(y, 1)] for x, y in self.quad], "flagged": self.flagged}
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    det_long: int = 1024            # detector input long side, px
+    heat_threshold: float = 0.25    # low on purpose: the classifier rejects what is not an index
+    confident: float = 0.90         # below this a card is flagged for the players to confirm
+    max_cards: int = 160
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def latest_release(root: Path = MODELS_DIR) -> Path:
+    releases = sorted(p for p in root.glob("*") if (p / "model.json").exists()) if root.is_dir() else []
+    if not releases:
+        raise ModelError(f"no model release (folder with model.json) under {root}")
+    return releases[-1]
+
+
+class Recogniser:
+    def __init__(self, detector: ModelRunner, classifier: ModelRunner, labels: list[str], pips: dict[str, int],
+                 settings: Settings = Settings(), name: str = ""):
+        self.detector, self.classifier = detector, classifier
+        self.labels, self.deck_pips, self.settings, self.name = labels, pips, settings, name
+        self.timings: dict[str, float] = {}
+
+    @classmethod
+    def load(cls, model_dir: Path | None = None, runner: str = "onnx", settings: Settings | None = None) -> "Recogniser":
+        """Load a release folder (default: the newest under models/cards/), checking files, sha256 and labels."""
+        folder = Path(model_dir) if model_dir else latest_release()
+        manifest_path = folder / "model.json"
+        if not manifest_path.is_file():
+            raise ModelError(f"{folder}: no model.json (not a model release folder)")
+        try:
+            manifest = json.loads(manifest_path.read_text())
+            files = {k: folder / manifest[k] for k in ("detector", "classifier", "labels")}
+        except (ValueError, KeyError) as exc:
+            raise ModelError(f"{manifest_path}: damaged manifest ({exc})") from exc
+        for role, path in files.items():
+            if not path.is_file():
+                raise ModelError(f"{path}: missing {role} file")
+            want = manifest.get("sha256", {}).get(path.name)
+            if want is None:
+                raise ModelError(f"{path}: no sha256 recorded in {manifest_path}")
+            got = sha256_file(path)
+            if got != want:
+                raise ModelError(f"{path}: damaged (sha256 {got[:12]}... but {want[:12]}... recorded)")
+        labels = [ln.strip() for ln in files["labels"].read_text().splitlines() if ln.strip()]
+        make = RUNNERS[runner]
+        detector, classifier = make(files["detector"]), make(files["classifier"])
+        width = (classifier.output_shape or [None, None])[-1]
+        n_pips = int(manifest.get("pips_classes", 5))
+        if isinstance(width, int) and width != len(labels) + n_pips:
+            raise ModelError(f"{files['labels']}: {len(labels)} labels + {n_pips} pips classes = "
+                             f"{len(labels) + n_pips}, but the classifier outputs {width}")
+        pips = {c["id"]: int(c["pips"]) for c in manifest.get("deck", [])}
+        s = settings or Settings(det_long=int(manifest.get("det_long", 1024)))
+        return cls(detector, classifier, labels, pips, s, folder.name)
+
+    # ------------------------------------------------------------ pipeline
+
+    def detect(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Index candidates in a (H, W, 3) uint8 BGR photo.
+
+        Returns centres (N, 2), up vectors (N, 2), heights (N,) in full-resolution px, and heat scores (N,)."""
+        h, w = image.shape[:2]
+        scale = min(1.0, self.settings.det_long / max(h, w))
+        dw, dh = round(w * scale), round(h * scale)
+        small = cv2.resize(image, (dw, dh), interpolation=cv2.INTER_AREA) if scale < 1 else image
+        pw, ph = -(-dw // 32) * 32, -(-dh // 32) * 32
+        batch = np.zeros((1, 3, ph, pw), np.float32)
+        batch[0, :, :dh, :dw] = small.transpose(2, 0, 1)
+        out = self.detector.run(batch)[0]
+        heat = 1 / (1 + np.exp(-out[0]))
+        peaks = (heat >= self.settings.heat_threshold) & (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8)))
+        ys, xs = np.nonzero(peaks)
+        score = heat[ys, xs]
+        keep = np.argsort(-score)[: self.settings.max_cards]
+        ys, xs, score = ys[keep], xs[keep], score[keep]
+        dx, dy, c, s, logh = (out[k, ys, xs] for k in range(1, 6))
+        centres = np.stack([(xs + 0.5 + dx) * 4, (ys + 0.5 + dy) * 4], 1) / scale
+        norm = np.maximum(np.hypot(c, s), 1e-6)
+        ups = np.stack([c / norm, s / norm], 1)
+        heights = 32 * np.exp(np.clip(logh, -3, 4)) / scale
+        return centres, ups, heights, score
+
+    def classify(self, image: np.ndarray, centres, ups, heights) -> tuple[np.ndarray, np.ndarray]:
+        """Card probabilities (N, len(labels)) and pips probabilities (N, 5) of index crops from the full photo."""
+        if len(centres) == 0:
+            return np.zeros((0, len(self.labels)), np.float32), np.zeros((0, 5), np.float32)
+        crops = crop_indices(image, centres, ups, heights)
+        out = self.classifier.run(crops.transpose(0, 3, 1, 2).astype(np.float32))
+        n = len(self.labels)
+        return _softmax(out[:, :n]), _softmax(out[:, n:])
+
+    def recognise(self, image: np.ndarray) -> list[Recognition]:
+        """Every readable card in a (H, W, 3) uint8 BGR photo, sorted left to right; unsure ones flagged."""
+        import time
+        check_array(image)
+        t0 = time.perf_counter()
+        centres, ups, heights, _ = self.detect(image)
+        t1 = time.perf_counter()
+        cards, pips = self.classify(image, centres, ups, heights)
+        t2 = time.perf_counter()
+        self.timings = {"detect_ms": (t1 - t0) * 1000, "classify_ms": (t2 - t1) * 1000, "candidates": len(centres)}
+        found = []
+        for i in range(len(centres)):
+            k = int(cards[i].argmax())
+            card_id = self.labels[k]
+            if card_id == NOT_A_CARD:
+                continue
+            conf = float(cards[i, k])
+            read_pips = int(pips[i].argmax())
+            conf *= float(pips[i, read_pips])
+            mismatch = card_id in self.deck_pips and self.deck_pips[card_id] != read_pips
+            if mismatch:   # the stars disagree with the deck: the card or the stars were misread
+                conf *= 0.5
+            found.append((card_id, conf, read_pips, centres[i], ups[i], heights[i], mismatch))
+        return _resolve(found, self.settings.confident)
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - x.max(1, keepdims=True))
+    return e / e.sum(1, keepdims=True)
+
+
+def _resolve(found: list, confident: float) -> list[Recognition]:
+    """Drop overlapping reads of one index, merge the two indices of one card, flag what stays doubtful."""
+    found.sort(key=lambda f: -f[1])
+    kept: list = []
+    for f in found:
+        _, _, _, c, u, h, _ = f
+        if any(np.hypot(*(c - k[3])) < 0.12 * max(h, k[5]) for k in kept):
+            continue   # the same index read twice (neighbouring heat peaks)
+        kept.append(f)
+    by_id: dict[str, list] = {}
+    for f in kept:
+        by_id.setdefault(f[0], []).append(f)
+    out = []
+    for card_id, reads in by_id.items():
+        best = reads[0]
+        others = [r for r in reads[1:] if not _same_card(best, r)]
+        duplicated = bool(others)   # one deck has each card once: two places with it means a misread
+        for r in [best] + others:
+            conf = r[1] * (0.5 if duplicated else 1.0)
+            quad = index_quad(r[3][None], r[4][None], np.array([r[5]]))[0]
+            out.append(Recognition(card_id, float(np.clip(conf, 0, 1)), r[2],
+                                   tuple((float(x), float(y)) for x, y in quad),
+                                   flagged=bool(conf < confident or r[6] or duplicated)))
+    out.sort(key=lambda r: (r.quad[0][0] + r.quad[2][0], r.quad[0][1]))
+    return out
+
+
+def _same_card(a, b) -> bool:
+    """True when b is the other (turned) index of the card whose index is a."""
+    h = (a[5] + b[5]) / 2
+    dist = np.hypot(*(a[3] - b[3])) / h
+    return abs(dist - SAME_CARD_SPAN) < 0.35 and float(np.dot(a[4], b[4])) < -0.8
