@@ -1,4 +1,7 @@
-"""`tarokcam` command line: one subcommand per module in `device/commands`."""
+"""tarokcam: a camera-assisted trick-pile counter for Tarock clubs.
+
+The command line has one subcommand per module in `device/commands`.
+"""
 from __future__ import annotations
 
 import argparse
@@ -11,6 +14,7 @@ COMMANDS = ("count", "score", "recognize", "calibrate", "mat", "serve", "check_c
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tarokcam", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"tarokcam {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         try:
@@ -21,6 +25,15 @@ def build_parser() -> argparse.ArgumentParser:
             continue
         module.register(sub)
     return parser
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("tarokcam")
+    except Exception:  # running from a checkout that was never installed
+        return "unknown"
 
 
 def main(argv: list[str] | None = None) -> int:

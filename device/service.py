@@ -25,6 +25,9 @@ from device.sdnotify import Notifier
 log = logging.getLogger(__name__)
 
 ROTATE_EVERY_S = 600.0
+# A still takes well under 10 s even on a Pi Zero; one stuck longer has hung in the driver, and only a restart
+# (the watchdog's) frees the camera.
+CAPTURE_HANG_S = 45.0
 FIRST_RETRY_S = 1.0
 
 
@@ -87,6 +90,8 @@ class TableService:
         self._last_capture_at: float | None = None  # wall clock, comparable with Store created_at
         self._next_rotation_at = 0.0
         self._last_pet = float("-inf")
+        self._capturing_since: float | None = None
+        self._hang_logged = False
         self._ready_sent = False
         self._ready_check: Callable[[], bool] | None = None
         self._heartbeat: float | None = None
@@ -199,6 +204,13 @@ class TableService:
 
     def _pet(self, now: float) -> None:
         interval = self._notifier.watchdog_interval_s
+        since = self._capturing_since
+        if since is not None and now - since > CAPTURE_HANG_S:
+            if not self._hang_logged:
+                self._hang_logged = True
+                log.error("camera capture hung for %.0f s; the watchdog is left to restart the service", now - since)
+            return
+        self._hang_logged = False
         if interval is not None and now - self._last_pet >= interval:
             self._notifier.watchdog()
             self._last_pet = now
@@ -274,6 +286,7 @@ class TableService:
             camera = self._try_open(self._clock())  # a player asked: try now, whatever the backoff says
             if camera is None:
                 raise camera_error(f"camera {self._camera_message}")
+            self._capturing_since = self._clock()
             try:
                 image = camera.capture()
                 _check_still(image)
@@ -282,6 +295,8 @@ class TableService:
             except Exception as exc:
                 self._camera_failed(f"capture failed: {exc}")
                 raise camera_error(f"camera capture failed: {exc}") from exc
+            finally:
+                self._capturing_since = None
         try:
             photo = save_photo(self.photos_dir, image)
         except PhotoSaveError as exc:
@@ -344,9 +359,12 @@ class TableService:
         disk_ok = self._disk_error is None and free_mb >= self.config.storage.min_free_mb
         heartbeat_age = None if self._heartbeat is None else self._clock() - self._heartbeat
         loop_ok = self._thread is None or (self._thread.is_alive() and (heartbeat_age or 0) < 60)
+        camera_ok, camera_message = self._camera is not None, self._camera_message
+        since = self._capturing_since
+        if since is not None and self._clock() - since > CAPTURE_HANG_S:
+            camera_ok, camera_message = False, f"capture hung for {self._clock() - since:.0f} s"
         return {
-            "camera": {"ok": self._camera is not None, "message": self._camera_message,
-                       "backend": self.config.camera.backend},
+            "camera": {"ok": camera_ok, "message": camera_message, "backend": self.config.camera.backend},
             "model": {"ok": self._recogniser is not None, "message": self._model_message},
             "calibration": {"ok": self._calibration_ok, "message": self._calibration_message,
                             "calibrated": self._calibration is not None},

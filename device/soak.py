@@ -53,7 +53,7 @@ class FakeRecogniser:
     """Three fixed cards per photo, so the web view has something to draw."""
 
     def recognise(self, image) -> list[FakeRecognition]:
-        h, w = image.shape[:2]
+        w = image.shape[1]
         return [FakeRecognition(card, 0.9, pips, ((x, 10.0), (x + 40, 10.0), (x + 40, 70.0), (x, 70.0)),
                                 flagged=card == "HK")
                 for card, pips, x in (("T21", 5, w * 0.1), ("SKUS", 5, w * 0.4), ("HK", 5, w * 0.7))]

@@ -8,6 +8,7 @@ Card lists are never rewritten in place: a capture keeps the model's recognition
 correction is a row of its own (with the crop of the card's index), so the current list is the
 recognitions replayed through the corrections, and the corrections can become training data.
 """
+
 from __future__ import annotations
 
 import json
@@ -98,8 +99,10 @@ class Store:
         with self._lock:
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
             if version > len(MIGRATIONS):
-                raise StoreError(f"{self.path}: schema version {version} is newer than this program "
-                                 f"({len(MIGRATIONS)}); upgrade tarokcam")
+                raise StoreError(
+                    f"{self.path}: schema version {version} is newer than this program "
+                    f"({len(MIGRATIONS)}); upgrade tarokcam"
+                )
             for number, sql in enumerate(MIGRATIONS[version:], start=version + 1):
                 # executescript commits first, so the script carries its own transaction.
                 self._db.executescript(f"BEGIN;\n{sql}\nPRAGMA user_version={number};\nCOMMIT;")
@@ -109,6 +112,8 @@ class Store:
         return self._db.execute("PRAGMA user_version").fetchone()[0]
 
     def _write(self, sql: str, params: tuple = ()) -> int:
+        """Run one statement in its own transaction; committed (FULL sync) on return. Returns the new row id
+        of an INSERT."""
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
@@ -117,7 +122,7 @@ class Store:
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
-            return cur.lastrowid if cur.lastrowid else cur.rowcount
+            return cur.lastrowid
 
     def _rows(self, sql: str, params: tuple = ()) -> list[sqlite3.Row]:
         with self._lock:
@@ -135,21 +140,36 @@ class Store:
         return row[0]["value"] if row else default
 
     def set_meta(self, key: str, value: str) -> None:
-        self._write("INSERT INTO meta(key, value) VALUES (?, ?) "
-                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
+        self._write(
+            "INSERT INTO meta(key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
 
     # -- sessions (evenings) --------------------------------------------------------------------
-    def add_session(self, *, game: str, players: list[str], system: str,
-                    tariffs: dict | None = None, name: str = "") -> int:
+    def add_session(
+        self, *, game: str, players: list[str], system: str, tariffs: dict | None = None, name: str = ""
+    ) -> int:
         return self._write(
             "INSERT INTO sessions(created_at, name, game, players, system, tariffs) VALUES (?,?,?,?,?,?)",
-            (time.time(), name, game, json.dumps(list(players)), system, json.dumps(tariffs or {})))
+            (time.time(), name, game, json.dumps(list(players)), system, json.dumps(tariffs or {})),
+        )
 
-    def update_session(self, session_id: int, *, game: str, players: list[str], system: str,
-                       tariffs: dict | None = None, name: str = "") -> None:
+    def update_session(
+        self,
+        session_id: int,
+        *,
+        game: str,
+        players: list[str],
+        system: str,
+        tariffs: dict | None = None,
+        name: str = "",
+    ) -> None:
         self.get_session(session_id)
-        self._write("UPDATE sessions SET name=?, game=?, players=?, system=?, tariffs=? WHERE id=?",
-                    (name, game, json.dumps(list(players)), system, json.dumps(tariffs or {}), session_id))
+        self._write(
+            "UPDATE sessions SET name=?, game=?, players=?, system=?, tariffs=? WHERE id=?",
+            (name, game, json.dumps(list(players)), system, json.dumps(tariffs or {}), session_id),
+        )
 
     def get_session(self, session_id: int) -> dict:
         rows = self._rows("SELECT * FROM sessions WHERE id = ?", (session_id,))
@@ -166,17 +186,34 @@ class Store:
         return [_session(r) for r in self._rows("SELECT * FROM sessions ORDER BY id")]
 
     # -- captures -----------------------------------------------------------------------------
-    def add_capture(self, *, photo: str, side: str | None, width: int, height: int,
-                    recognitions: list[dict], error: str | None = None,
-                    session_id: int | None = None) -> int:
+    def add_capture(
+        self,
+        *,
+        photo: str,
+        side: str | None,
+        width: int,
+        height: int,
+        recognitions: list[dict],
+        error: str | None = None,
+        session_id: int | None = None,
+    ) -> int:
         _check_side(side)
         if Path(photo).is_absolute() or ".." in Path(photo).parts:
             raise StoreError(f"photo {photo!r}: must be a path relative to the photos directory")
         return self._write(
             "INSERT INTO captures(created_at, session_id, side, photo, width, height, recognitions, error) "
             "VALUES (?,?,?,?,?,?,?,?)",
-            (time.time(), session_id, side, photo, int(width), int(height),
-             json.dumps(list(recognitions)), error))
+            (
+                time.time(),
+                session_id,
+                side,
+                photo,
+                int(width),
+                int(height),
+                json.dumps(list(recognitions)),
+                error,
+            ),
+        )
 
     def latest_capture(self) -> dict | None:
         rows = self._rows("SELECT id FROM captures ORDER BY id DESC LIMIT 1")
@@ -197,11 +234,13 @@ class Store:
         if not rows:
             raise NotFoundError(f"capture {capture_id}: no such capture")
         row = rows[0]
-        capture = {k: row[k] for k in ("id", "created_at", "session_id", "side", "photo",
-                                       "width", "height", "error")}
+        capture = {
+            k: row[k] for k in ("id", "created_at", "session_id", "side", "photo", "width", "height", "error")
+        }
         capture["recognitions"] = json.loads(row["recognitions"])
-        cards = [dict(r, index=i, source="model", removed=False)
-                 for i, r in enumerate(capture["recognitions"])]
+        cards = [
+            dict(r, index=i, source="model", removed=False) for i, r in enumerate(capture["recognitions"])
+        ]
         for c in self.corrections(capture_id):
             _replay(cards, c)
         capture["cards"] = cards
@@ -214,19 +253,33 @@ class Store:
 
     def pending_captures(self, session_id: int | None) -> dict[str, dict | None]:
         """The latest capture of each side not yet used by a confirmed hand of this evening."""
-        used = self._rows(
-            "SELECT MAX(MAX(COALESCE(declarer_capture, 0)), MAX(COALESCE(defenders_capture, 0))) AS m "
-            "FROM hands WHERE session_id IS ?", (session_id,))[0]["m"] or 0
+        used = (
+            self._rows(
+                "SELECT MAX(MAX(COALESCE(declarer_capture, 0)), MAX(COALESCE(defenders_capture, 0))) AS m "
+                "FROM hands WHERE session_id IS ?",
+                (session_id,),
+            )[0]["m"]
+            or 0
+        )
         out: dict[str, dict | None] = {}
         for side in SIDES:
-            rows = self._rows("SELECT id FROM captures WHERE side = ? AND id > ? ORDER BY id DESC LIMIT 1",
-                              (side, used))
+            rows = self._rows(
+                "SELECT id FROM captures WHERE side = ? AND id > ? ORDER BY id DESC LIMIT 1", (side, used)
+            )
             out[side] = self.get_capture(rows[0]["id"]) if rows else None
         return out
 
     # -- corrections --------------------------------------------------------------------------
-    def add_correction(self, capture_id: int, *, action: str, card_index: int | None = None,
-                       new_id: str | None = None, quad: list | None = None, crop: str | None = None) -> int:
+    def add_correction(
+        self,
+        capture_id: int,
+        *,
+        action: str,
+        card_index: int | None = None,
+        new_id: str | None = None,
+        quad: list | None = None,
+        crop: str | None = None,
+    ) -> int:
         """Record one correction; checks it against the capture's current card list first."""
         if action not in ACTIONS:
             raise StoreError(f"action {action!r}: expected one of {', '.join(ACTIONS)}")
@@ -242,14 +295,28 @@ class Store:
             if action == "replace" and not new_id:
                 raise StoreError("card: a replacement needs the new card's id")
             quad = quad if quad is not None else cards[card_index].get("quad")
-        correction = {"action": action, "card_index": card_index, "new_id": new_id,
-                      "old_id": old_id, "quad": quad}
+        correction = {
+            "action": action,
+            "card_index": card_index,
+            "new_id": new_id,
+            "old_id": old_id,
+            "quad": quad,
+        }
         _replay(list(cards), correction)  # raises on a correction that cannot apply
         return self._write(
             "INSERT INTO corrections(created_at, capture_id, action, card_index, old_id, new_id, quad, crop) "
             "VALUES (?,?,?,?,?,?,?,?)",
-            (time.time(), capture_id, action, card_index, old_id, new_id,
-             json.dumps(quad) if quad is not None else None, crop))
+            (
+                time.time(),
+                capture_id,
+                action,
+                card_index,
+                old_id,
+                new_id,
+                json.dumps(quad) if quad is not None else None,
+                crop,
+            ),
+        )
 
     def corrections(self, capture_id: int | None = None) -> list[dict]:
         sql, params = "SELECT * FROM corrections ORDER BY id", ()
@@ -263,8 +330,9 @@ class Store:
         return out
 
     # -- hands --------------------------------------------------------------------------------
-    def save_hand(self, session_id: int, hand: dict, result: dict, *,
-                  captures: dict[str, int | None] | None = None) -> int:
+    def save_hand(
+        self, session_id: int, hand: dict, result: dict, *, captures: dict[str, int | None] | None = None
+    ) -> int:
         """Store a confirmed hand; it is committed with synchronous=FULL when this returns."""
         self.get_session(session_id)
         captures = captures or {}
@@ -272,13 +340,23 @@ class Store:
         return self._write(
             "INSERT INTO hands(session_id, created_at, updated_at, hand, result, declarer_capture, "
             "defenders_capture) VALUES (?,?,?,?,?,?,?)",
-            (session_id, now, now, json.dumps(hand), json.dumps(result),
-             captures.get("declarer"), captures.get("defenders")))
+            (
+                session_id,
+                now,
+                now,
+                json.dumps(hand),
+                json.dumps(result),
+                captures.get("declarer"),
+                captures.get("defenders"),
+            ),
+        )
 
     def update_hand(self, hand_id: int, hand: dict, result: dict) -> None:
         self.get_hand(hand_id)
-        self._write("UPDATE hands SET hand = ?, result = ?, updated_at = ? WHERE id = ?",
-                    (json.dumps(hand), json.dumps(result), time.time(), hand_id))
+        self._write(
+            "UPDATE hands SET hand = ?, result = ?, updated_at = ? WHERE id = ?",
+            (json.dumps(hand), json.dumps(result), time.time(), hand_id),
+        )
 
     def delete_hand(self, hand_id: int) -> None:
         self.get_hand(hand_id)
@@ -292,8 +370,10 @@ class Store:
 
     def hands(self, session_id: int) -> list[dict]:
         """The evening's hands in playing order: {"id", "session_id", "hand", "result", ...}."""
-        return [_hand(r) for r in self._rows("SELECT * FROM hands WHERE session_id = ? ORDER BY id",
-                                             (session_id,))]
+        return [
+            _hand(r)
+            for r in self._rows("SELECT * FROM hands WHERE session_id = ? ORDER BY id", (session_id,))
+        ]
 
 
 def _check_side(side: str | None) -> None:
@@ -305,8 +385,18 @@ def _replay(cards: list[dict], c: dict) -> None:
     """Apply one correction to a card list in place."""
     action, i = c["action"], c["card_index"]
     if action == "add":
-        cards.append({"index": len(cards), "id": c["new_id"], "confidence": 1.0, "pips": None,
-                      "quad": c.get("quad"), "flagged": False, "source": "added", "removed": False})
+        cards.append(
+            {
+                "index": len(cards),
+                "id": c["new_id"],
+                "confidence": 1.0,
+                "pips": None,
+                "quad": c.get("quad"),
+                "flagged": False,
+                "source": "added",
+                "removed": False,
+            }
+        )
         return
     card = cards[i] = dict(cards[i])
     if action == "replace":

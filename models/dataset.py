@@ -70,10 +70,11 @@ def make_cls(n_scenes: int, seed: int, deck: Deck, per_index: int = 3, negatives
     crops, cls, pips, t0 = [], [], [], time.time()
     index_of = {c: i for i, c in enumerate(deck.ids)}
     for i in range(n_scenes):
-        scene = random_scene(rng, face_up=rng.random() > 0.05)
+        # Small piles: an index crop only sees its neighbours, and small scenes render fast on 2 cores.
+        scene = random_scene(rng, n_cards=int(rng.integers(3, 19)), face_up=rng.random() > 0.05)
         # The crop looks the same once the index is >= ~3 px/mm, so render big photos smaller (much faster).
         scale = min(1.0, rng.uniform(2.6, 5.0) / scene.ppm)
-        img, labs = render(scene, deck, scale)
+        img, labs = render(scene, deck, scale, crop_to_cards=True)
         cs, us, hs, ys, ps = [], [], [], [], []
         for lab in labs:
             c, u, h = np.array(lab["center"]), np.array(lab["up"]), lab["height"]

@@ -294,8 +294,8 @@ def _paste(canvas: np.ndarray, src: np.ndarray, hom: np.ndarray, shadow: float =
     return alpha
 
 
-def render(scene: Scene, deck: Deck, scale: float = 1.0) -> tuple[np.ndarray, list[dict]]:
-    """Render the scene at `scale` x full resolution.
+def render(scene: Scene, deck: Deck, scale: float = 1.0, crop_to_cards: bool = False) -> tuple[np.ndarray, list[dict]]:
+    """Render the scene at `scale` x full resolution (only the part around the cards if `crop_to_cards`).
 
     Returns the photo, (H, W, 3) uint8 BGR, and one label per printed index of a face-up card:
     {"card": id, "pips": int, "center": (x, y), "up": (ux, uy) unit vector, "height": px, "quad": (4, 2),
@@ -304,6 +304,13 @@ def render(scene: Scene, deck: Deck, scale: float = 1.0) -> tuple[np.ndarray, li
     """
     w, h = round(scene.size[0] * scale), round(scene.size[1] * scale)
     hom = scene_homography(scene, scale)
+    if crop_to_cards and scene.cards:   # training crops need only the piles: render that window, much faster
+        pts = _project(hom, np.concatenate([_card_corners(c.cx, c.cy, c.angle) for c in scene.cards]))
+        lo = np.clip(pts.min(0) - 40, 0, [w, h]).astype(int)
+        hi = np.clip(pts.max(0) + 40, 0, [w, h]).astype(int)
+        if (hi - lo).min() >= 64:
+            hom = np.array([[1, 0, -lo[0]], [0, 1, -lo[1]], [0, 0, 1]], float) @ hom
+            w, h = int(hi[0] - lo[0]), int(hi[1] - lo[1])
     img = _table(scene, w, h)
     ids = np.full((h, w), -1, np.int16)
     px_per_mm_out = scene.ppm * scale

@@ -100,22 +100,29 @@ def det_loss(out: torch.Tensor, heat, weight, reg, rmask) -> tuple[torch.Tensor,
     return lh + lr, {"heat": float(lh), "reg": float(lr)}
 
 
-def train_det(work: Path, steps: int, bs: int, size: int, seed: int, ckpt_every: int, lr: float) -> None:
+def train_det(work: Path, steps: int, bs: int, size: int, seed: int, ckpt_every: int, lr: float,
+              minutes: float = 1e9) -> None:
     data = dict(np.load(work / "det.npz", allow_pickle=True))
     torch.manual_seed(seed)
     net = IndexDetector()
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
-    start, ck = 0, work / "det.pt"
+    start, ck, spent = 0, work / "det.pt", 0.0
     if ck.exists():
         state = torch.load(ck, weights_only=False)
         net.load_state_dict(state["model"]); opt.load_state_dict(state["opt"]); start = state["step"]
+        spent = state.get("minutes", 0.0)
         print(f"resumed detector at step {start}")
     rng = np.random.default_rng(seed + start)
     t0, avg = time.time(), None
     net.train()
+    step = start
     for step in range(start, steps):
+        # Cosine schedule over whichever runs out first, steps or the time budget (shared 2-core machine).
+        done = max(step / steps, (spent + (time.time() - t0) / 60) / minutes)
+        if done >= 1:
+            break
         for g in opt.param_groups:
-            g["lr"] = lr * 0.5 * (1 + math.cos(math.pi * step / steps)) * min(1.0, (step + 1) / 100)
+            g["lr"] = lr * 0.5 * (1 + math.cos(math.pi * done)) * min(1.0, (step + 1) / 100)
         batch = det_batch(data, rng, bs, size)
         loss, parts = det_loss(net(batch[0]), *batch[1:])
         opt.zero_grad(); loss.backward(); opt.step()
@@ -124,8 +131,10 @@ def train_det(work: Path, steps: int, bs: int, size: int, seed: int, ckpt_every:
             progress(step - start, steps - start, t0, f"det heat {avg['heat']:.3f} reg {avg['reg']:.3f}")
         if (step + 1) % ckpt_every == 0 or step + 1 == steps:
             torch.save({"model": net.state_dict(), "opt": opt.state_dict(), "step": step + 1,
-                        "minutes": (time.time() - t0) / 60}, ck)
-    print(f"\ndetector: {steps - start} steps in {(time.time() - t0) / 60:.1f} min", flush=True)
+                        "minutes": spent + (time.time() - t0) / 60}, ck)
+    torch.save({"model": net.state_dict(), "opt": opt.state_dict(), "step": step,
+                "minutes": spent + (time.time() - t0) / 60}, ck)
+    print(f"\ndetector: {step - start} steps in {(time.time() - t0) / 60:.1f} min", flush=True)
 
 
 # ---------------------------------------------------------------- classifier
@@ -140,7 +149,7 @@ def augment_crops(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     return x.clamp(0, 255)
 
 
-def train_cls(work: Path, epochs: int, bs: int, seed: int, lr: float) -> None:
+def train_cls(work: Path, epochs: int, bs: int, seed: int, lr: float, minutes: float = 1e9) -> None:
     data = np.load(work / "cls.npz")
     x = torch.from_numpy(data["x"]).permute(0, 3, 1, 2).contiguous()    # uint8 (N, 3, 128, 32)
     y, pips = torch.from_numpy(data["y"]), torch.from_numpy(data["pips"])
@@ -165,8 +174,11 @@ def train_cls(work: Path, epochs: int, bs: int, seed: int, lr: float) -> None:
         order = tr[torch.randperm(len(tr), generator=gen)]
         for k in range(steps_per):
             step = ep * steps_per + k
+            done = max(step / total, (time.time() - t0) / 60 / minutes)
+            if done >= 1:
+                break
             for g in opt.param_groups:
-                g["lr"] = lr * 0.5 * (1 + math.cos(math.pi * step / total))
+                g["lr"] = lr * 0.5 * (1 + math.cos(math.pi * min(done, 1.0)))
             idx = order[k * bs:(k + 1) * bs]
             out = net(augment_crops(x[idx].float(), gen))
             card_loss = F.cross_entropy(out[:, :55], y[idx], label_smoothing=0.05)
@@ -181,6 +193,8 @@ def train_cls(work: Path, epochs: int, bs: int, seed: int, lr: float) -> None:
         print(f"\nepoch {ep + 1}: val card acc {acc:.4f} pips acc {pacc:.4f}", flush=True)
         torch.save({"model": net.state_dict(), "opt": opt.state_dict(), "epoch": ep + 1, "val_acc": acc,
                     "val_pips_acc": pacc, "minutes": (time.time() - t0) / 60}, ck)
+        if (time.time() - t0) / 60 >= minutes:
+            break
     print(f"classifier: {(time.time() - t0) / 60:.1f} min", flush=True)
 
 
@@ -207,7 +221,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--det-size", type=int, default=320)
     ap.add_argument("--cls-epochs", type=int, default=6)
     ap.add_argument("--cls-batch", type=int, default=128)
-    ap.add_argument("--ckpt-every", type=int, default=100)
+    ap.add_argument("--ckpt-every", type=int, default=50)
+    ap.add_argument("--det-minutes", type=float, default=1e9, help="time budget; the schedule fits it")
+    ap.add_argument("--cls-minutes", type=float, default=1e9)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args(argv)
@@ -220,9 +236,10 @@ def main(argv: list[str] | None = None) -> int:
             deck = deck or Deck.load(args.faces, args.deck)
             np.savez(args.work / f"{kind}.npz", **make(n, args.seed + (1 if kind == "det" else 2), deck))
     if args.stage in ("cls", "all"):
-        train_cls(args.work, args.cls_epochs, args.cls_batch, args.seed, 2e-3)
+        train_cls(args.work, args.cls_epochs, args.cls_batch, args.seed, 2e-3, args.cls_minutes)
     if args.stage in ("det", "all"):
-        train_det(args.work, args.det_steps, args.det_batch, args.det_size, args.seed, args.ckpt_every, 2e-3)
+        train_det(args.work, args.det_steps, args.det_batch, args.det_size, args.seed, args.ckpt_every, 2e-3,
+                  args.det_minutes)
     return 0
 
 

@@ -204,3 +204,47 @@ def bonus_payment(entry: dict, row: dict) -> tuple[str, Fraction]:
     if entry["made"]:
         return entry["side"], Fraction(row[how])
     return ("defenders" if entry["side"] == "declarer" else "declarer"), Fraction(row[f"{how}_failed"])
+
+
+def unique_bonuses(entries: list[dict]) -> list[dict]:
+    """The bonus entries, each bonus at most once (one side makes or attempts it).
+
+    >>> unique_bonuses([{"bonus": "trull", "side": "declarer"}, {"bonus": "trull", "side": "defenders"}])
+    Traceback (most recent call last):
+    ...
+    scoring.result.HandFormatError: bonuses[1].bonus: trull is listed twice
+    """
+    seen: set[str] = set()
+    for i, b in enumerate(entries):
+        if b["bonus"] in seen:
+            raise HandFormatError(f"bonuses[{i}].bonus", f"{b['bonus']} is listed twice")
+        seen.add(b["bonus"])
+    return entries
+
+
+def last_trick_bonuses(hand: dict, entries: list[dict], keys: dict[str, str]) -> list[dict]:
+    """The bonus entries plus silent Ultimo attempts read from `last_trick` facts where no entry says it.
+
+    last_trick: {"pagat": {"side": "declarer"|"defenders", "won": bool}, ...}, a fact only for a card played
+    into the last trick; `keys` maps a fact to its bonus id, e.g. {"pagat": "pagat_ultimo"}.
+    >>> last_trick_bonuses({"last_trick": {"pagat": {"side": "declarer", "won": True}}}, [],
+    ...                    {"pagat": "pagat_ultimo"})
+    [{'bonus': 'pagat_ultimo', 'side': 'declarer', 'announced': False, 'made': True}]
+    """
+    facts = field(hand, "last_trick", dict, {})
+    unknown = set(facts) - set(keys)
+    if unknown:
+        raise HandFormatError(f"last_trick.{min(unknown)}", f"unknown; known: {', '.join(keys)}")
+    extra = []
+    for key, bonus in keys.items():
+        fact = field(facts, key, dict, None, f"last_trick.{key}")
+        if fact is None:
+            continue
+        side = choice(fact, "side", SIDES, "declarer", f"last_trick.{key}.side")
+        won = field(fact, "won", bool, path=f"last_trick.{key}.won")
+        given = [b for b in entries if b["bonus"] == bonus]
+        if given and (given[0]["made"] != won or given[0]["side"] != side):
+            raise HandFormatError(f"last_trick.{key}", f"disagrees with the {bonus} entry in bonuses")
+        if not given:
+            extra.append({"bonus": bonus, "side": side, "announced": False, "made": won})
+    return entries + extra

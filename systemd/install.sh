@@ -32,9 +32,12 @@ write_stamp() { printf '%s\n' "$2" > "$1"; }
 
 fingerprint() {
     # Names, sizes and times of what pip installs: cheap, and any edit or new checkout changes it.
-    (cd "$SRC" && { echo "$SRC"; find pyproject.toml scoring vision models calibration device -type f \
-        ! -path '*/__pycache__/*' ! -name '*.pyc' -printf '%p %s %T@\n' 2>/dev/null | LC_ALL=C sort; } \
-        | sha256sum | cut -d' ' -f1)
+    local paths=() p
+    for p in pyproject.toml scoring vision models calibration device; do
+        [[ -e $SRC/$p ]] && paths+=("$p")
+    done
+    (cd "$SRC" && { echo "$SRC"; find "${paths[@]}" -type f ! -path '*/__pycache__/*' ! -name '*.pyc' \
+        -printf '%p %s %T@\n' | LC_ALL=C sort; } | sha256sum | cut -d' ' -f1)
 }
 
 if [[ $DRY != 1 && -z $ROOT && $EUID -ne 0 ]]; then
@@ -72,7 +75,7 @@ if [[ $(cat "$ROOT$STAMP" 2>/dev/null || true) != "$stamp" ]]; then
     trap 'rm -f "$constraints"' EXIT
     sys_numpy=$("$PYTHON" -c 'import numpy; print(numpy.__version__)' 2>/dev/null || true)
     [[ -n $sys_numpy ]] && echo "numpy==$sys_numpy" > "$constraints"
-    act "$ROOT$VENV/bin/pip" install --quiet --upgrade --constraint "$constraints" "$SRC[pi]"
+    act "$ROOT$VENV/bin/pip" install --quiet --upgrade --constraint "$constraints" "${SRC}[pi]"
     act write_stamp "$ROOT$STAMP" "$stamp"
 fi
 

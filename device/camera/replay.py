@@ -15,14 +15,21 @@ class ReplayCamera(BaseCamera):
     """Photos in `folder` in name order; `capture()` returns the current one and moves on.
 
     `preview()` shows the current photo small without moving on, so the still-scene trigger sees
-    the table change after each capture and then hold still, and fires once per photo.
-    loop=False raises CameraError after the last photo.
+    the table change after each capture and then hold still, and fires once per photo. With
+    `advance_every=N` the photo also moves on after N previews without a capture, as if players laid
+    new piles: the demo then runs by itself from the start. loop=False raises CameraError after the
+    last photo.
     """
 
     name = "replay camera"
 
-    def __init__(self, folder: str | Path, loop: bool = True, preview_width: int = 320) -> None:
+    def __init__(self, folder: str | Path, loop: bool = True, preview_width: int = 320,
+                 advance_every: int | None = None) -> None:
         super().__init__()
+        if advance_every is not None and advance_every < 1:
+            raise ValueError(f"advance_every must be at least 1, got {advance_every}")
+        self.advance_every = advance_every
+        self._previews = 0
         self.folder = Path(folder)
         self.loop = loop
         self.preview_width = preview_width
@@ -63,7 +70,12 @@ class ReplayCamera(BaseCamera):
     def _capture(self) -> np.ndarray:
         image = self._read(self.current).copy()
         self.index += 1
+        self._previews = 0
         return image
 
     def _preview(self) -> np.ndarray:
+        self._previews += 1
+        if self.advance_every and self._previews > self.advance_every:
+            self.index += 1
+            self._previews = 1
         return shrink(self._read(self.current), self.preview_width).copy()

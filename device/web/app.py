@@ -1,4 +1,5 @@
 """Wiring only: build the FastAPI app from its collaborators (store, controller, photos dir, PIN)."""
+
 from __future__ import annotations
 
 import secrets
@@ -15,15 +16,21 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from device.storage import NotFoundError, Store, StoreError
 from device.web import scoring_adapter, security
 from device.web.deps import TableController, WebContext
-from device.web.routers import auth, captures, hands, health, settings as settings_router, sheet
+from device.web.routers import auth, captures, hands, health, sheet
+from device.web.routers import settings as settings_router
 
 HERE = Path(__file__).parent
-DEFAULTS = {"game": "slovenian", "players": ["North", "East", "South", "West"], "system": "simplified",
-            "max_body_bytes": 1_000_000, "poll_ms": 2000}
+DEFAULTS = {
+    "game": "slovenian",
+    "system": "simplified",
+    "max_body_bytes": 1_000_000,
+    "poll_ms": 2000,
+}
 
 
-def create_app(*, store: Store, controller: TableController, photos_dir: Path, pin: str,
-               settings: dict | None = None) -> FastAPI:
+def create_app(
+    *, store: Store, controller: TableController, photos_dir: Path, pin: str, settings: dict | None = None
+) -> FastAPI:
     """The players' web app. `settings` may set game, players, system (for the first evening),
     max_body_bytes and poll_ms; unknown keys are kept for the templates."""
     settings = {**DEFAULTS, **(settings or {})}
@@ -32,16 +39,25 @@ def create_app(*, store: Store, controller: TableController, photos_dir: Path, p
         secret = secrets.token_hex(32)
         store.set_meta("cookie_secret", secret)
     if store.current_session() is None:
-        store.add_session(game=scoring_adapter.game(settings["game"]).id, players=list(settings["players"]),
-                          system=settings["system"])
+        game = scoring_adapter.game(settings["game"])
+        seats = ["North", "East", "South", "West", "Fifth"][: game.players[0]]
+        store.add_session(
+            game=game.id, players=list(settings.get("players") or seats), system=settings["system"]
+        )
 
     templates = Jinja2Templates(directory=HERE / "templates")
     templates.env.globals["card_name"] = scoring_adapter.card_name
     templates.env.filters["fact"] = fact
     app = FastAPI(title="tarokcam", docs_url=None, redoc_url=None, openapi_url="/api/openapi.json")
-    app.state.ctx = WebContext(store=store, controller=controller, photos_dir=Path(photos_dir).resolve(),
-                               gate=security.PinGate(pin), signer=security.CookieSigner(secret.encode()),
-                               templates=templates, settings=settings)
+    app.state.ctx = WebContext(
+        store=store,
+        controller=controller,
+        photos_dir=Path(photos_dir).resolve(),
+        gate=security.PinGate(pin),
+        signer=security.CookieSigner(secret.encode()),
+        templates=templates,
+        settings=settings,
+    )
 
     @app.middleware("http")
     async def cookie_session(request: Request, call_next):
@@ -105,5 +121,6 @@ def _add_error_handlers(app: FastAPI) -> None:
     async def http_error(request: Request, exc: StarletteHTTPException):
         if exc.status_code == 401 and "text/html" in request.headers.get("accept", ""):
             return RedirectResponse(f"/login?next={quote(request.url.path)}", status_code=303)
-        return JSONResponse({"error": str(exc.detail), "field": None}, status_code=exc.status_code,
-                            headers=exc.headers)
+        return JSONResponse(
+            {"error": str(exc.detail), "field": None}, status_code=exc.status_code, headers=exc.headers
+        )

@@ -1,4 +1,5 @@
 """The evening's totals as an inline SVG line chart, drawn on the server (no script, no library)."""
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -26,11 +27,25 @@ def totals_chart(players: list[str], rows: list[dict]) -> dict:
         y = PAD + (HEIGHT - 2 * PAD) * float((high - v) / span)
         return f"{x:.1f},{y:.1f}"
 
-    lines = [{"player": p, "colour": COLOURS[i % len(COLOURS)],
-              "points": " ".join(xy(j, v) for j, v in enumerate(series[p]))} for i, p in enumerate(players)]
+    lines = [
+        {
+            "player": p,
+            "colour": COLOURS[i % len(COLOURS)],
+            "points": " ".join(xy(j, v) for j, v in enumerate(series[p])),
+        }
+        for i, p in enumerate(players)
+    ]
     zero_y = PAD + (HEIGHT - 2 * PAD) * float(high / span)
-    return {"width": WIDTH, "height": HEIGHT, "pad": PAD, "right": WIDTH - LEGEND, "zero_y": f"{zero_y:.1f}", "lines": lines,
-            "min": format_points(low), "max": format_points(high)}
+    return {
+        "width": WIDTH,
+        "height": HEIGHT,
+        "pad": PAD,
+        "right": WIDTH - LEGEND,
+        "zero_y": f"{zero_y:.1f}",
+        "lines": lines,
+        "min": format_points(low),
+        "max": format_points(high),
+    }
 
 
 def value(v) -> Fraction:

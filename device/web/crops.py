@@ -1,4 +1,5 @@
 """Cut a corrected card's index out of its photo, so that each correction can become training data."""
+
 from __future__ import annotations
 
 import time

@@ -1,9 +1,11 @@
 """Shared pieces of the web app: the controller seam, the app's context and the dependencies routes use."""
+
 from __future__ import annotations
 
+import hmac
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Annotated, Any, Protocol
 
 from fastapi import Depends, HTTPException, Request
 from fastapi.templating import Jinja2Templates
@@ -43,7 +45,10 @@ def session_data(request: Request) -> dict:
     return request.state.session
 
 
-def current_session(c: WebContext = Depends(ctx)) -> dict:
+Ctx = Annotated[WebContext, Depends(ctx)]
+
+
+def current_session(c: Ctx) -> dict:
     """The evening being played; create_app makes one if the store has none."""
     session = c.store.current_session()
     if session is None:  # only if someone emptied the table behind our back
@@ -51,7 +56,10 @@ def current_session(c: WebContext = Depends(ctx)) -> dict:
     return session
 
 
-async def require_write(request: Request, c: WebContext = Depends(ctx)) -> None:
+Evening = Annotated[dict, Depends(current_session)]
+
+
+async def require_write(request: Request, c: Ctx) -> None:
     """Gate for every state-changing route: PIN header, or logged-in cookie + CSRF + same origin."""
     pin = request.headers.get(security.PIN_HEADER)
     if pin is not None:
@@ -69,7 +77,7 @@ async def check_csrf(request: Request) -> None:
         raise HTTPException(403, "cross-origin request refused")
     token = await security.csrf_token_from(request)
     expected = session_data(request).get("csrf", "")
-    if not token or not security.hmac.compare_digest(token, expected):
+    if not token or not hmac.compare_digest(token, expected):
         raise HTTPException(403, "missing or stale CSRF token; reload the page")
 
 
@@ -77,5 +85,8 @@ def render(request: Request, name: str, status_code: int = 200, **context: Any):
     c = ctx(request)
     sess = session_data(request)
     return c.templates.TemplateResponse(
-        request, name, {"csrf": sess.get("csrf", ""), "logged_in": bool(sess.get("auth")), **context},
-        status_code=status_code)
+        request,
+        name,
+        {"csrf": sess.get("csrf", ""), "logged_in": bool(sess.get("auth")), **context},
+        status_code=status_code,
+    )

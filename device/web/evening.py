@@ -1,4 +1,5 @@
 """The evening worked out from its confirmed hands: the score sheet, and one hand as the sheet scores it."""
+
 from __future__ import annotations
 
 from device.storage import Store
@@ -9,8 +10,13 @@ def build_sheet(store: Store, session: dict, system: str) -> dict:
     """Worked out afresh from the confirmed hands every time, so an edit or delete carries through."""
     stored = store.hands(session["id"])
     try:
-        sheet = rules.score_sheet(session["game"], session["players"], [h["hand"] for h in stored], system,
-                                  session["tariffs"] or None)
+        sheet = rules.score_sheet(
+            session["game"],
+            session["players"],
+            [h["hand"] for h in stored],
+            system,
+            session["tariffs"] or None,
+        )
         error = None
     except rules.HAND_ERRORS as exc:
         sheet, error = {"totals": {}, "rows": [], "radli": {}, "end": {}, "settlement": None}, str(exc)
@@ -24,8 +30,9 @@ def score_at(store: Store, session: dict, hand: dict, position: int | None = Non
     before = [h["hand"] for h in store.hands(session["id"])]
     before = before if position is None else before[:position]
     if before:
-        sheet = rules.score_sheet(session["game"], session["players"], before, session["system"],
-                                  session["tariffs"] or None)
+        sheet = rules.score_sheet(
+            session["game"], session["players"], before, session["system"], session["tariffs"] or None
+        )
         if sheet.get("rows") and "radli" in sheet["rows"][-1]:
             hand = {**hand, "radli": sheet["rows"][-1]["radli"]}
     return rules.score_hand(hand, session["tariffs"] or None)

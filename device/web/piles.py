@@ -1,4 +1,5 @@
 """What the Capture and Hand pages show of the photographed piles: live cards, Card Points, checks."""
+
 from __future__ import annotations
 
 from device.storage import SIDES, Store
@@ -17,8 +18,13 @@ def capture_view(game_id: str, capture: dict) -> dict:
     cards = []
     for c in capture["cards"]:
         pips = c.get("pips")
-        cards.append({**c, "name": rules.card_name(c["id"]),
-                      "pips": rules.card_pips(c["id"]) if pips is None or c["source"] != "model" else pips})
+        cards.append(
+            {
+                **c,
+                "name": rules.card_name(c["id"]),
+                "pips": rules.card_pips(c["id"]) if pips is None or c["source"] != "model" else pips,
+            }
+        )
     points, error = rules.count(game_id, live_ids(capture))
     return {**capture, "cards": cards, "points": points, "points_error": error}
 
@@ -39,8 +45,13 @@ def piles_view(store: Store, session: dict, rest_is_theirs: bool = False) -> dic
     sides = {}
     for side in SIDES:
         points, error = rules.count(game_id, piles[side]) if piles[side] is not None else (None, None)
-        sides[side] = {"capture": pending[side], "cards": piles[side], "points": points, "error": error,
-                       "rest": side == rest_side}
+        sides[side] = {
+            "capture": pending[side],
+            "cards": piles[side],
+            "points": points,
+            "error": error,
+            "rest": side == rest_side,
+        }
     complete = all(piles[s] is not None for s in SIDES)
     return {
         "sides": sides,

@@ -5,6 +5,7 @@ Anyone on the table's network may look (GET). A change needs either the PIN in t
 no CSRF token is needed), or a logged-in session cookie plus the session's CSRF token (form field
 `csrf` or header `X-CSRF-Token`) and, when the browser says where it comes from, the same origin.
 """
+
 from __future__ import annotations
 
 import base64
@@ -22,14 +23,14 @@ COOKIE = "tarokcam_session"
 # and no other site may frame the table's buttons (clickjacking).
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; "
-                               "form-action 'self'; base-uri 'none'",
+    "form-action 'self'; base-uri 'none'",
     "X-Frame-Options": "DENY",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "same-origin",
 }
 PIN_HEADER = "x-tarokcam-pin"
 CSRF_HEADER = "x-csrf-token"
-MAX_FAILED_LOGINS = 5   # then a pause, so four digits cannot be tried through in an evening
+MAX_FAILED_LOGINS = 5  # then a pause, so four digits cannot be tried through in an evening
 LOCKOUT_S = 30.0
 
 
@@ -76,7 +77,9 @@ class PinGate:
     def check(self, attempt: str | None) -> bool:
         now = time.monotonic()
         if now < self._locked_until:
-            raise HTTPException(429, f"too many wrong PINs; try again in {int(self._locked_until - now) + 1} s")
+            raise HTTPException(
+                429, f"too many wrong PINs; try again in {int(self._locked_until - now) + 1} s"
+            )
         ok = attempt is not None and hmac.compare_digest(attempt.encode(), self._pin)
         if ok:
             self._failures = 0
@@ -150,6 +153,11 @@ class BodyLimit:
 
 async def _too_large(send, limit: int) -> None:
     body = json.dumps({"error": f"request body larger than {limit} bytes", "field": "body"}).encode()
-    await send({"type": "http.response.start", "status": 413,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 413,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+        }
+    )
     await send({"type": "http.response.body", "body": body})

@@ -4,6 +4,7 @@ Its rules page is not among the documents: the values are the Austrian cup tarif
 the Raiffeisen Tarockcup values), with the Blind Solo (Sechserdreier) at 5 as document 000's worked example
 prints it. The Call's side settles two against two, contracts played alone one against three.
 """
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -20,7 +21,7 @@ from scoring.settlement import settle_lone, settle_sides
 # lost_factor: a lost Blind Solo pays double (document 000: won 5, lost 10).
 TARIFF = {
     "source": "Austrian cup values (Raiffeisen Tarockcup, as tabled on tarockapp.at); Blind Solo 5, lost double, "
-              "and Pagat Ultimo 1 silent / 2 announced as in document 000's worked example",
+    "and Pagat Ultimo 1 silent / 2 announced as in document 000's worked example",
     "contracts": {
         "call": {"value": 1, "partner": "called", "won_by": "card_points", "lost_factor": 1},
         "dodge_round": {"value": 1, "partner": "none", "won_by": "dodge_round", "lost_factor": 1},
@@ -52,19 +53,36 @@ TARIFF = {
 }
 
 CONTRACTS = (
-    ("call", "the Call (Rufer)"), ("dodge_round", "Dodge Round (Trischaken)"), ("blind_solo", "Blind Solo (Sechserdreier)"),
-    ("piccolo", "Piccolo"), ("zwiccolo", "Zwiccolo"), ("solo_call", "Solo Call (Solorufer)"),
-    ("better_call", "Better Call (Besserrufer)"), ("beggar", "Beggar (Bettler)"),
-    ("colour_three", "Colour Three (Farbendreier)"), ("three", "Three (Dreier)"), ("open_piccolo", "Open Piccolo"),
-    ("open_beggar", "Open Beggar (Bettler ouvert)"), ("colour_solo", "Colour Solo (Farbensolo)"),
+    ("call", "the Call (Rufer)"),
+    ("dodge_round", "Dodge Round (Trischaken)"),
+    ("blind_solo", "Blind Solo (Sechserdreier)"),
+    ("piccolo", "Piccolo"),
+    ("zwiccolo", "Zwiccolo"),
+    ("solo_call", "Solo Call (Solorufer)"),
+    ("better_call", "Better Call (Besserrufer)"),
+    ("beggar", "Beggar (Bettler)"),
+    ("colour_three", "Colour Three (Farbendreier)"),
+    ("three", "Three (Dreier)"),
+    ("open_piccolo", "Open Piccolo"),
+    ("open_beggar", "Open Beggar (Bettler ouvert)"),
+    ("colour_solo", "Colour Solo (Farbensolo)"),
     ("solo_three", "Solo Three (Solodreier)"),
 )
 BONUSES = (
-    ("trull", "Trull"), ("four_kings", "Four Kings"), ("pagat_ultimo", "Pagat Ultimo"), ("uhu", "Uhu (II Ultimo)"),
-    ("kakadu", "Kakadu (III Ultimo)"), ("king_ultimo", "King Ultimo"), ("valat", "Valat"),
+    ("trull", "Trull"),
+    ("four_kings", "Four Kings"),
+    ("pagat_ultimo", "Pagat Ultimo"),
+    ("uhu", "Uhu (II Ultimo)"),
+    ("kakadu", "Kakadu (III Ultimo)"),
+    ("king_ultimo", "King Ultimo"),
+    ("valat", "Valat"),
 )
 NAMES = dict(CONTRACTS + BONUSES)
 BONUS_IDS = tuple(b for b, _ in BONUSES)
+LAST_TRICK = {
+    "pagat": "pagat_ultimo",
+    "called_king": "king_ultimo",
+}  # a silent Ultimo attempt, read from the last trick
 
 
 def _short(item: str) -> str:
@@ -111,8 +129,12 @@ def score(hand: dict, options: dict | None = None) -> HandResult:
         # Every player for themselves: the player with the most Card Points pays each of the others.
         loser = read.player(hand, "dodge_round_loser", names)
         others = [p for p in names if p != loser]
-        ledger.add("Dodge Round", f"{loser} took the most Card Points and pays {value} VP to each other player",
-                   {p: value for p in others}, settle_lone(loser, others, -value))
+        ledger.add(
+            "Dodge Round",
+            f"{loser} took the most Card Points and pays {value} VP to each other player",
+            {p: value for p in others},
+            settle_lone(loser, others, -value),
+        )
         return ledger.result(GAME.id, facts={"dodge_round_loser": loser})
 
     declarer = read.player(hand, "declarer", names)
@@ -137,35 +159,50 @@ def score(hand: dict, options: dict | None = None) -> HandResult:
     if not won:
         value *= terms["lost_factor"]
 
-    entries = read.bonuses(hand, BONUS_IDS)
+    entries = read.last_trick_bonuses(hand, read.unique_bonuses(read.bonuses(hand, BONUS_IDS)), LAST_TRICK)
     valat = next((b for b in entries if b["bonus"] == "valat"), None)
     if valat and valat["made"]:
         how_v = "announced" if valat["announced"] else "silent"
         factor = tariff["valat"][how_v] * _kontra(hand, "valat", tariff)
         paid = Fraction(terms["value"]) * _kontra(hand, "contract", tariff) * factor
-        ledger.add(f"Valat, {how_v}", f"{_short(contract)} {terms['value']} VP x{factor} instead of the contract "
-                   f"and the bonuses, to each of {' and '.join(of[valat['side']])}",
-                   *_both(of[valat["side"]], of[_other(valat["side"])], paid))
+        ledger.add(
+            f"Valat, {how_v}",
+            f"{_short(contract)} {terms['value']} VP x{factor} instead of the contract "
+            f"and the bonuses, to each of {' and '.join(of[valat['side']])}",
+            *_both(of[valat["side"]], of[_other(valat["side"])], paid),
+        )
         return ledger.result(GAME.id, facts={**facts, "won": valat["side"] == "declarer", "valat": True})
 
-    words = f"{_short(contract)}{', with kontra x' + str(read.kontra(hand, 'contract')) if read.kontra(hand, 'contract') > 1 else ''}"
-    ledger.add(f"{words} {'won' if won else 'lost'}", f"{how}; {value} VP to each of {' and '.join(winners)}"
-               f"{' (a lost ' + _short(contract) + ' pays x' + str(terms['lost_factor']) + ')' if not won and terms['lost_factor'] != 1 else ''}",
-               *_both(winners, losers, value))
+    level = read.kontra(hand, "contract")
+    doubled = terms["lost_factor"] if not won and terms["lost_factor"] != 1 else None
+    ledger.add(
+        f"{_short(contract)}{f', kontra x{level}' if level > 1 else ''} {'won' if won else 'lost'}",
+        f"{how}; {value} VP to each of {' and '.join(winners)}"
+        f"{f' (a lost {_short(contract)} pays x{doubled})' if doubled else ''}",
+        *_both(winners, losers, value),
+    )
     for b in entries:
         if b["bonus"] == "valat":
             # An announced Valat that fails: the other side adds the announced value of the contract.
             paid = Fraction(terms["value"]) * tariff["valat"]["announced"] * _kontra(hand, "valat", tariff)
             if b["announced"]:
-                ledger.add("Valat, announced, failed", f"{paid} VP to each of {' and '.join(of[_other(b['side'])])}",
-                           *_both(of[_other(b["side"])], of[b["side"]], paid))
+                ledger.add(
+                    "Valat, announced, failed",
+                    f"{paid} VP to each of {' and '.join(of[_other(b['side'])])}",
+                    *_both(of[_other(b["side"])], of[b["side"]], paid),
+                )
             continue
         earners, paid = read.bonus_payment(b, tariff["bonuses"][b["bonus"]])
         paid *= _kontra(hand, b["bonus"], tariff)
         if paid == 0:
             continue
-        step = f"{'Failed ' if not b['made'] else ''}{_short(b['bonus'])}, {'announced' if b['announced'] else 'silent'}"
-        ledger.add(step, f"{paid} VP to each of {' and '.join(of[earners])}", *_both(of[earners], of[_other(earners)], paid))
+        how = "announced" if b["announced"] else "silent"
+        step = f"{'' if b['made'] else 'Failed '}{_short(b['bonus'])}, {how}"
+        ledger.add(
+            step,
+            f"{paid} VP to each of {' and '.join(of[earners])}",
+            *_both(of[earners], of[_other(earners)], paid),
+        )
     return ledger.result(GAME.id, facts={**facts, "won": won})
 
 
@@ -174,8 +211,16 @@ def _other(side: str) -> str:
 
 
 GAME = Game(
-    id="koenigrufen", name="Calling the King", aliases=("königrufen", "konigrufen", "calling the king", "king"),
+    id="koenigrufen",
+    name="Calling the King",
+    aliases=("königrufen", "konigrufen", "calling the king", "king"),
     # Königrufen: 35 1/3 is rounded down, and 35:35 loses for the declarer (Styrian option: 35 1/3 wins).
-    deck=DECK, players=(4,), counter=count_in_thirds, to_win=Fraction(107, 3),
-    contracts=CONTRACTS, bonuses=BONUSES, tariff=TARIFF, score=score,
+    deck=DECK,
+    players=(4,),
+    counter=count_in_thirds,
+    to_win=Fraction(107, 3),
+    contracts=CONTRACTS,
+    bonuses=BONUSES,
+    tariff=TARIFF,
+    score=score,
 )

@@ -4,6 +4,7 @@ Values from document 000 (the Call 1, No-Trump 4, Solo 4, Dodge Round 5, Valat 1
 example shows). Under Traditional Scoring each loser pays their counterpart on the winning side, and a
 lone Declarer settles with all three.
 """
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -30,8 +31,8 @@ def count(pile):
 # hand says whether the trick target was met: No-Trump's and Valat's targets are tricks, not points).
 TARIFF = {
     "source": "document 000 (Traditional Scoring: the Call 1, No-Trump 4, Solo 4, Dodge Round 5, Valat 12; "
-              "Trull and a silent Pagat Ultimo 1, an announced Pagat Ultimo 2, a failed announced one 2 to the "
-              "other side); the Calling the Twenty rules page is not among the documents",
+    "Trull and a silent Pagat Ultimo 1, an announced Pagat Ultimo 2, a failed announced one 2 to the "
+    "other side); the Calling the Twenty rules page is not among the documents",
     "contracts": {
         "call": {"value": 1, "partner": "called", "won_by": "card_points"},
         "no_trump": {"value": 4, "partner": "alone", "won_by": "made"},
@@ -47,11 +48,17 @@ TARIFF = {
     "kontra_levels": [1, 2, 4, 8],
     "finish_at": 30,
 }
-CONTRACTS = (("call", "the Call"), ("no_trump", "No-Trump"), ("solo", "Solo"), ("dodge_round", "Dodge Round"),
-             ("valat", "Valat"))
+CONTRACTS = (
+    ("call", "the Call"),
+    ("no_trump", "No-Trump"),
+    ("solo", "Solo"),
+    ("dodge_round", "Dodge Round"),
+    ("valat", "Valat"),
+)
 BONUSES = (("trull", "Trull"), ("four_kings", "Four Kings"), ("pagat_ultimo", "Pagat Ultimo"))
 NAMES = dict(CONTRACTS + BONUSES)
 BONUS_IDS = tuple(b for b, _ in BONUSES)
+LAST_TRICK = {"pagat": "pagat_ultimo"}  # a silent Ultimo attempt, read from the last trick
 
 
 def _kontra(hand: dict, item: str, tariff: dict) -> int:
@@ -89,8 +96,12 @@ def score(hand: dict, options: dict | None = None) -> HandResult:
         # Every player for themselves: the player with the most Card Points pays each of the others.
         loser = read.player(hand, "dodge_round_loser", names)
         others = [p for p in names if p != loser]
-        ledger.add("Dodge Round", f"{loser} took the most Card Points: {value} VP to each other player",
-                   {p: value for p in others}, settle_lone(loser, others, -value))
+        ledger.add(
+            "Dodge Round",
+            f"{loser} took the most Card Points: {value} VP to each other player",
+            {p: value for p in others},
+            settle_lone(loser, others, -value),
+        )
         return ledger.result(GAME.id, facts={"dodge_round_loser": loser})
 
     declarer = read.player(hand, "declarer", names)
@@ -111,9 +122,12 @@ def score(hand: dict, options: dict | None = None) -> HandResult:
         facts["card_points"] = GAME.format(points)
     winners, losers = (side, others) if won else (others, side)
     kontra = f", kontra x{level}" if level > 1 else ""
-    ledger.add(f"{NAMES[contract][0].upper()}{NAMES[contract][1:]}{kontra} {'won' if won else 'lost'}",
-               f"{how}; {value} VP to each of {' and '.join(winners)}", *_both(winners, losers, value))
-    for b in read.bonuses(hand, BONUS_IDS):
+    ledger.add(
+        f"{NAMES[contract][0].upper()}{NAMES[contract][1:]}{kontra} {'won' if won else 'lost'}",
+        f"{how}; {value} VP to each of {' and '.join(winners)}",
+        *_both(winners, losers, value),
+    )
+    for b in read.last_trick_bonuses(hand, read.unique_bonuses(read.bonuses(hand, BONUS_IDS)), LAST_TRICK):
         earners, paid = read.bonus_payment(b, tariff["bonuses"][b["bonus"]])
         paid *= _kontra(hand, b["bonus"], tariff)
         if paid == 0:
@@ -122,7 +136,9 @@ def score(hand: dict, options: dict | None = None) -> HandResult:
         # A Trull is declared by its holder, so its unannounced value is the declared one.
         how = "announced" if b["announced"] else "declared" if b["bonus"] == "trull" else "silent"
         step = f"{'Failed ' if not b['made'] else ''}{NAMES[b['bonus']]}, {how}"
-        ledger.add(step, f"{paid} VP to each of {' and '.join(of[earners])}", *_both(of[earners], of[payers], paid))
+        ledger.add(
+            step, f"{paid} VP to each of {' and '.join(of[earners])}", *_both(of[earners], of[payers], paid)
+        )
     return ledger.result(GAME.id, facts={**facts, "won": won})
 
 
@@ -150,7 +166,16 @@ def session_end(totals: dict, hands_played: int, options: dict | None = None) ->
 
 
 GAME = Game(
-    id="zwanzigerrufen", name="Calling the Twenty", aliases=("zwanzigerrufen", "calling the twenty", "twenty"),
-    deck=DECK_40, players=(4,), counter=count, to_win=Fraction(45),
-    contracts=CONTRACTS, bonuses=BONUSES, tariff=TARIFF, score=score, session_end=session_end,
+    id="zwanzigerrufen",
+    name="Calling the Twenty",
+    aliases=("zwanzigerrufen", "calling the twenty", "twenty"),
+    deck=DECK_40,
+    players=(4,),
+    counter=count,
+    to_win=Fraction(45),
+    contracts=CONTRACTS,
+    bonuses=BONUSES,
+    tariff=TARIFF,
+    score=score,
+    session_end=session_end,
 )

@@ -6,6 +6,7 @@ by the loser's Card Points. The Simplified tiers are our own adaptation, close t
 conversion; they agree with document 000's worked example (23 to 27, Dapp + Challenge: 6 VP; III Ultimo 2,
 II Ultimo 4).
 """
+
 from __future__ import annotations
 
 import math
@@ -21,7 +22,7 @@ from scoring.settlement import settle_lone
 COLUMNS = ("dapp", "dapp_challenge", "solo_won", "solo_lost")
 TARIFF = {
     "source": "document 000: Furtwangen values in cents (table by the loser's Card Points, march and instant win "
-              "40/80, Ultimos III 10, II 20, Pagat 30, half game); Simplified tiers: our own adaptation",
+    "40/80, Ultimos III 10, II 20, Pagat 30, half game); Simplified tiers: our own adaptation",
     # Each row holds from the loser's Card Points given in "from" up to the next row's; a loser's half point drops.
     "cents": [
         {"from": 33, "dapp": 5, "dapp_challenge": 10, "solo_won": 10, "solo_lost": 5},
@@ -42,8 +43,11 @@ TARIFF = {
     # A march (one side wins every trick) and the instant win: plain, or doubled for a won Solo or a Challenge.
     "march": {"cents": {"plain": 40, "doubled": 80}, "simplified": {"plain": 8, "doubled": 16}},
     # Never doubled by the Challenge; a failed Ultimo pays each opponent the same value.
-    "ultimos": {"ultimo_iii": {"cents": 10, "simplified": 2}, "ultimo_ii": {"cents": 20, "simplified": 4},
-                "pagat_ultimo": {"cents": 30, "simplified": 6}},
+    "ultimos": {
+        "ultimo_iii": {"cents": 10, "simplified": 2},
+        "ultimo_ii": {"cents": 20, "simplified": 4},
+        "pagat_ultimo": {"cents": 30, "simplified": 6},
+    },
     "targets": {"evening": 300, "short": 150},
 }
 CONTRACTS = (("dapp", "Dapp"), ("solo", "Solo"))
@@ -95,7 +99,9 @@ def score(hand: dict, options: dict | None = None) -> HandResult:
         if dapper_gains:
             ledger.add(step, detail, {dapper: Fraction(simplified)}, settle_lone(dapper, team, cents(cent)))
         else:
-            ledger.add(step, detail, {p: Fraction(simplified) for p in team}, settle_lone(dapper, team, -cents(cent)))
+            ledger.add(
+                step, detail, {p: Fraction(simplified) for p in team}, settle_lone(dapper, team, -cents(cent))
+            )
 
     instant = read.field(hand, "instant_win", bool, False)
     march = read.choice(hand, "march", read.SIDES, None)
@@ -106,32 +112,60 @@ def score(hand: dict, options: dict | None = None) -> HandResult:
         won = points >= GAME.to_win
         facts = {"card_points": GAME.format(points), "team_card_points": GAME.format(GAME.total - points)}
         if march and (march == "declarer") != won:
-            raise HandFormatError("march", f"the {march} cannot have every trick with "
-                                  f"{GAME.format(points)} Card Points for the Dapper")
+            raise HandFormatError(
+                "march",
+                f"the {march} cannot have every trick with {GAME.format(points)} Card Points for the Dapper",
+            )
     title = {"dapp": "Dapp + Challenge" if challenger else "Dapp", "solo": "Solo"}[contract]
     doubled = bool(challenger) or (contract == "solo" and won)
     if instant or march:
         kind = "doubled" if doubled else "plain"
         s, c = tariff["march"]["simplified"][kind], tariff["march"]["cents"][kind]
-        what = "instant win (the Trull and the four Kings)" if instant else f"march: the {march} won every trick"
-        settle(f"{title}, {'instant win' if instant else 'march'}",
-               f"{what}: {c} cents {'from' if won else 'to'} each opponent; Simplified {s} VP", s, c, won)
+        what = (
+            "instant win (the Trull and the four Kings)" if instant else f"march: the {march} won every trick"
+        )
+        settle(
+            f"{title}, {'instant win' if instant else 'march'}",
+            f"{what}: {c} cents {'from' if won else 'to'} each opponent; Simplified {s} VP",
+            s,
+            c,
+            won,
+        )
     else:
         loser_points = GAME.total - points if won else points
-        column = "dapp_challenge" if challenger else "dapp" if contract == "dapp" else "solo_won" if won else "solo_lost"
+        column = (
+            "dapp_challenge"
+            if challenger
+            else "dapp"
+            if contract == "dapp"
+            else "solo_won"
+            if won
+            else "solo_lost"
+        )
         row, srow = _row(tariff["cents"], loser_points), _row(tariff["simplified"], loser_points)
         c, s = row[column], srow[column]
-        settle(f"{title} {'won' if won else 'lost'}",
-               f"the loser has {GAME.format(loser_points)} Card Points: the row from {row['from']}, "
-               f"{column.replace('_', ' ')} column, {c} cents {'from' if won else 'to'} each opponent; "
-               f"Simplified {s} VP to {'the Dapper' if won else 'each opponent'}", s, c, won)
-    for i, b in enumerate(read.bonuses(hand, BONUS_IDS)):
+        settle(
+            f"{title} {'won' if won else 'lost'}",
+            f"the loser has {GAME.format(loser_points)} Card Points: the row from {row['from']}, "
+            f"{column.replace('_', ' ')} column, {c} cents {'from' if won else 'to'} each opponent; "
+            f"Simplified {s} VP to {'the Dapper' if won else 'each opponent'}",
+            s,
+            c,
+            won,
+        )
+    for i, b in enumerate(read.unique_bonuses(read.bonuses(hand, BONUS_IDS))):
         if b["side"] != "declarer":
-            raise HandFormatError(f"bonuses[{i}].side", "Dappen's bonuses are the Dapper's Ultimos: side is declarer")
+            raise HandFormatError(
+                f"bonuses[{i}].side", "Dappen's bonuses are the Dapper's Ultimos: side is declarer"
+            )
         u = tariff["ultimos"][b["bonus"]]
-        settle(f"{NAMES[b['bonus']]} {'made' if b['made'] else 'failed'}",
-               f"{u['cents']} cents {'from' if b['made'] else 'to'} each opponent, never doubled by the Challenge",
-               u["simplified"], u["cents"], b["made"])
+        settle(
+            f"{NAMES[b['bonus']]} {'made' if b['made'] else 'failed'}",
+            f"{u['cents']} cents {'from' if b['made'] else 'to'} each opponent, never doubled by the Challenge",
+            u["simplified"],
+            u["cents"],
+            b["made"],
+        )
     return ledger.result(GAME.id, unit="cents", facts={**facts, "won": won, "half_game": half})
 
 
@@ -153,7 +187,16 @@ def session_end(totals: dict, hands_played: int, options: dict | None = None) ->
 
 
 GAME = Game(
-    id="dappen", name="Dappen", aliases=("dapp", "black forest tarock"),
-    deck=DECK, players=(3, 4, 5, 6), counter=count_in_pairs, to_win=Fraction(40),
-    contracts=CONTRACTS, bonuses=BONUSES, tariff=TARIFF, score=score, session_end=session_end,
+    id="dappen",
+    name="Dappen",
+    aliases=("dapp", "black forest tarock"),
+    deck=DECK,
+    players=(3, 4, 5, 6),
+    counter=count_in_pairs,
+    to_win=Fraction(40),
+    contracts=CONTRACTS,
+    bonuses=BONUSES,
+    tariff=TARIFF,
+    score=score,
+    session_end=session_end,
 )

@@ -4,6 +4,7 @@ Document 003 (the rules) and 000 (Traditional Scoring): the values are the same 
 Traditional Scoring the losing side pays the winning side item by item, and a Tarok declaration is paid
 by each of the other players.
 """
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -19,7 +20,7 @@ DECK_42 = tuple(c for c in DECK if c.in_42_card_deck)
 
 TARIFF = {
     "source": "document 003 (Hungarian Tarokk rules: contracts, bonus table, multipliers, Tarok declarations) "
-              "and document 000 (Traditional Scoring: same values, losers pay winners, declarations paid by each)",
+    "and document 000 (Traditional Scoring: same values, losers pay winners, declarations paid by each)",
     "contracts": {"three": 1, "two": 2, "one": 3, "solo": 4},
     # Silent and announced value, and what the other side earns when a silent or an announced attempt fails.
     "bonuses": {
@@ -36,13 +37,23 @@ TARIFF = {
     "deals_per_round": {"4": 4, "5": 5},
 }
 
-CONTRACTS = (("three", "Three (Három)"), ("two", "Two (Kettő)"), ("one", "One (Egy)"), ("solo", "Solo (Szóló)"))
+CONTRACTS = (
+    ("three", "Three (Három)"),
+    ("two", "Two (Kettő)"),
+    ("one", "One (Egy)"),
+    ("solo", "Solo (Szóló)"),
+)
 BONUSES = (
-    ("trull", "Trull (tuletroá)"), ("four_kings", "Four Kings (négykirály)"), ("pagat_ultimo", "Pagat Ultimo"),
-    ("xxi_catch", "XXI-catch (XXI-fogás)"), ("double_game", "Double game"), ("valat", "Valat (volát)"),
+    ("trull", "Trull (tuletroá)"),
+    ("four_kings", "Four Kings (négykirály)"),
+    ("pagat_ultimo", "Pagat Ultimo"),
+    ("xxi_catch", "XXI-catch (XXI-fogás)"),
+    ("double_game", "Double game"),
+    ("valat", "Valat (volát)"),
 )
 NAMES = dict(CONTRACTS + BONUSES)
 BONUS_IDS = tuple(b for b, _ in BONUSES)
+LAST_TRICK = {"pagat": "pagat_ultimo"}  # a silent Ultimo attempt, read from the last trick
 SIDE_WORDS = {"declarer": "Declarer's", "defenders": "Defenders'"}
 
 
@@ -54,7 +65,9 @@ def _kontra(hand: dict, item: str, tariff: dict) -> int:
 
 
 def _kontra_words(level: int) -> str:
-    return {1: "", 2: ", with Kontra", 4: ", with Rekontra", 8: ", with Subkontra"}.get(level, f", kontra x{level}")
+    return {1: "", 2: ", with Kontra", 4: ", with Rekontra", 8: ", with Subkontra"}.get(
+        level, f", kontra x{level}"
+    )
 
 
 def _both(winners, losers, value) -> tuple[dict, dict]:
@@ -100,12 +113,20 @@ def score(hand: dict, options: dict | None = None) -> HandResult:
     if read.field(hand, "trial_three_failed", bool, False):
         # The trial Three brought no honour: play stops and each opponent adds the contract's value.
         if contract != "three":
-            raise HandFormatError("trial_three_failed", f"only a trial Three can fail this way, not {contract}")
+            raise HandFormatError(
+                "trial_three_failed", f"only a trial Three can fail this way, not {contract}"
+            )
         opponents = [p for p in active if p != declarer]
-        ledger.add("Trial Three failed", f"the three talon cards brought no honour; each opponent adds {base} VP",
-                   {p: base for p in opponents}, settle_lone(declarer, opponents, -base))
+        ledger.add(
+            "Trial Three failed",
+            f"the three talon cards brought no honour; each opponent adds {base} VP",
+            {p: base for p in opponents},
+            settle_lone(declarer, opponents, -base),
+        )
         declared = _tarok_declarations(hand, active, tariff, ledger)
-        return ledger.result(GAME.id, facts={**facts, "trial_three_failed": True, "tarok_declarations": declared})
+        return ledger.result(
+            GAME.id, facts={**facts, "trial_three_failed": True, "tarok_declarations": declared}
+        )
 
     read.check_kontra_items(hand, ("contract", *BONUS_IDS))
     points = read.declarer_card_points(hand, GAME)
@@ -113,19 +134,19 @@ def score(hand: dict, options: dict | None = None) -> HandResult:
     winners, losers = (side, others) if won else (others, side)
     winner_name = "declarer" if won else "defenders"
     winner_points = points if won else GAME.total - points
-    entries = read.bonuses(hand, BONUS_IDS)
+    entries = read.last_trick_bonuses(hand, read.unique_bonuses(read.bonuses(hand, BONUS_IDS)), LAST_TRICK)
     feats = {b["bonus"]: b for b in entries if b["bonus"] in tariff["multipliers"]}
-    for i, b in enumerate(entries):
-        if b["bonus"] in feats and feats[b["bonus"]] is not b:
-            raise HandFormatError(f"bonuses[{i}].bonus", f"{b['bonus']} is listed twice")
 
     # The contract: doubled by double game (71+ Card Points) or tripled by Valat, each doubled again if announced.
     level = _kontra(hand, "contract", tariff)
     side_points = {"declarer": points, "defenders": GAME.total - points}
     for i, b in enumerate(entries):
         if b["bonus"] == "double_game" and b["made"] != (side_points[b["side"]] >= tariff["double_game_at"]):
-            raise HandFormatError(f"bonuses[{i}].made", f"the {SIDE_WORDS[b['side']]} side has {GAME.format(side_points[b['side']])} "
-                                  f"Card Points; a double game takes {tariff['double_game_at']}")
+            raise HandFormatError(
+                f"bonuses[{i}].made",
+                f"the {SIDE_WORDS[b['side']]} side has {GAME.format(side_points[b['side']])} "
+                f"Card Points; a double game takes {tariff['double_game_at']}",
+            )
         if b["bonus"] == "valat" and b["made"] and b["side"] != winner_name:
             raise HandFormatError(f"bonuses[{i}].made", "a side that made Valat has won the contract")
     valat, double = feats.get("valat"), feats.get("double_game")
@@ -141,9 +162,11 @@ def score(hand: dict, options: dict | None = None) -> HandResult:
         feat_kontra = _kontra(hand, "double_game", tariff) if how == "announced" else 1
     value = base * factor * level * feat_kontra
     title = f"{NAMES[contract].split(' (')[0]}{_kontra_words(level)}, {'won' if won else 'lost'}"
-    detail = (f"{GAME.format(points)} of {GAME.total} Card Points for the Declarer's side, {GAME.to_win} needed; "
-              f"{base} VP{feat_text}{f' x{level} kontra' if level > 1 else ''}"
-              f"{f' x{feat_kontra} kontra' if feat_kontra > 1 else ''} = {value} VP to each of {' and '.join(winners)}")
+    detail = (
+        f"{GAME.format(points)} of {GAME.total} Card Points for the Declarer's side, {GAME.to_win} needed; "
+        f"{base} VP{feat_text}{f' x{level} kontra' if level > 1 else ''}"
+        f"{f' x{feat_kontra} kontra' if feat_kontra > 1 else ''} = {value} VP to each of {' and '.join(winners)}"
+    )
     ledger.add(title, detail, *_both(winners, losers, value))
 
     # An announced multiplier that fails pays the opponents the contract at the multiplied rate.
@@ -152,9 +175,11 @@ def score(hand: dict, options: dict | None = None) -> HandResult:
             rate = tariff["multipliers"][feat["bonus"]]["announced"]
             paid = base * rate * level * _kontra(hand, feat["bonus"], tariff)
             gainers = of["defenders" if feat["side"] == "declarer" else "declarer"]
-            ledger.add(f"{NAMES[feat['bonus']]}, announced, failed",
-                       f"the opponents add the contract at x{rate}: {paid} VP each",
-                       *_both(gainers, of[feat["side"]], paid))
+            ledger.add(
+                f"{NAMES[feat['bonus']]}, announced, failed",
+                f"the opponents add the contract at x{rate}: {paid} VP each",
+                *_both(gainers, of[feat["side"]], paid),
+            )
 
     for b in entries:
         if b["bonus"] in tariff["multipliers"]:
@@ -164,9 +189,13 @@ def score(hand: dict, options: dict | None = None) -> HandResult:
         if paid == 0:
             continue  # a silent Trull or Four Kings that nobody made costs nothing
         payers = "defenders" if earners == "declarer" else "declarer"
-        step = f"{NAMES[b['bonus']].split(' (')[0]}, {'announced' if b['announced'] else 'silent'}" \
-               f"{_kontra_words(read.kontra(hand, b['bonus']))}{'' if b['made'] else ', failed'}"
-        ledger.add(step, f"{paid} VP to each of {' and '.join(of[earners])}", *_both(of[earners], of[payers], paid))
+        step = (
+            f"{NAMES[b['bonus']].split(' (')[0]}, {'announced' if b['announced'] else 'silent'}"
+            f"{_kontra_words(read.kontra(hand, b['bonus']))}{'' if b['made'] else ', failed'}"
+        )
+        ledger.add(
+            step, f"{paid} VP to each of {' and '.join(of[earners])}", *_both(of[earners], of[payers], paid)
+        )
     declared = _tarok_declarations(hand, active, tariff, ledger)
     facts.update(card_points=GAME.format(points), won=won, tarok_declarations=declared)
     return ledger.result(GAME.id, facts=facts)
@@ -182,8 +211,12 @@ def _tarok_declarations(hand: dict, active: tuple[str, ...], tariff: dict, ledge
             raise HandFormatError(f"tarok_declarations.{name}", f"expected 8 or 9, got {count!r}")
         value = Fraction(tariff["tarok_declarations"][str(count)])
         words = {8: "eight", 9: "nine"}[int(count)]
-        ledger.add(f"{words} Taroks", f"{name} declares {words} Taroks: {value} VP from each other player",
-                   {name: value}, settle_lone(name, [p for p in active if p != name], value))
+        ledger.add(
+            f"{words} Taroks",
+            f"{name} declares {words} Taroks: {value} VP from each other player",
+            {name: value},
+            settle_lone(name, [p for p in active if p != name], value),
+        )
     return dict(declared)
 
 
@@ -198,12 +231,25 @@ def session_end(totals: dict, hands_played: int, options: dict | None = None) ->
     per_round = int(tariff["deals_per_round"].get(str(len(totals)), 4))
     left = -hands_played % per_round
     notice = bool((options or {}).get("notice_given", False))
-    return {"deals_per_round": per_round, "rounds_complete": hands_played // per_round,
-            "deals_left_in_round": left, "ended": notice and left == 0 and hands_played > 0}
+    return {
+        "deals_per_round": per_round,
+        "rounds_complete": hands_played // per_round,
+        "deals_left_in_round": left,
+        "ended": notice and left == 0 and hands_played > 0,
+    }
 
 
 GAME = Game(
-    id="hungarian", name="Hungarian Tarokk", aliases=("tarokk", "paskievics", "paskievics tarokk", "magyar tarokk"),
-    deck=DECK_42, players=(4, 5), counter=count_per_card, to_win=Fraction(48),
-    contracts=CONTRACTS, bonuses=BONUSES, tariff=TARIFF, score=score, session_end=session_end,
+    id="hungarian",
+    name="Hungarian Tarokk",
+    aliases=("tarokk", "paskievics", "paskievics tarokk", "magyar tarokk"),
+    deck=DECK_42,
+    players=(4, 5),
+    counter=count_per_card,
+    to_win=Fraction(48),
+    contracts=CONTRACTS,
+    bonuses=BONUSES,
+    tariff=TARIFF,
+    score=score,
+    session_end=session_end,
 )

@@ -3,6 +3,7 @@
 The Tyrolean way (document 000): nobody pays and nobody subtracts, so Traditional Scoring gives the same
 Victory Points as Simplified Scoring, and the first player to 11 wins the match.
 """
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -15,7 +16,7 @@ from scoring.result import HandFormatError, HandResult
 
 TARIFF = {
     "source": "document 000 (Strawman: Declarer Challenge 2 won / 3 to the opponent lost, Dodge Round 2, "
-              "Pagat Ultimo, Four Kings and Trull 1 silent / 2 announced; 'pay less': Dodge Round 1)",
+    "Pagat Ultimo, Four Kings and Trull 1 silent / 2 announced; 'pay less': Dodge Round 1)",
     "contracts": {"challenge": {"won": 2, "lost": 3}, "dodge_round": {"won": 2}},
     # A failed announced bonus gives the opponent its announced value; a silent one that fails costs nothing.
     "bonuses": {
@@ -31,12 +32,15 @@ CONTRACTS = (("challenge", "Declarer Challenge"), ("dodge_round", "Dodge Round")
 BONUSES = (("pagat_ultimo", "Pagat Ultimo"), ("four_kings", "Four Kings"), ("trull", "Trull"))
 NAMES = dict(CONTRACTS + BONUSES)
 BONUS_IDS = tuple(b for b, _ in BONUSES)
+LAST_TRICK = {"pagat": "pagat_ultimo"}  # a silent Ultimo attempt, read from the last trick
 
 
 class _NoSettlement(read.Ledger):
     """Nobody pays: each step's traditional column repeats the simplified one."""
 
-    def add(self, step: str, detail: str, simplified: dict | None = None, traditional: dict | None = None) -> None:
+    def add(
+        self, step: str, detail: str, simplified: dict | None = None, traditional: dict | None = None
+    ) -> None:
         super().add(step, detail, simplified, simplified)
 
 
@@ -54,7 +58,11 @@ def score(hand: dict, options: dict | None = None) -> HandResult:
     """
     options = options or {}
     tariff = read.merged_tariff(TARIFF, options)
-    contracts = tariff["pay_less"] if read.field(options, "pay_less", bool, False, "options.pay_less") else tariff["contracts"]
+    contracts = (
+        tariff["pay_less"]
+        if read.field(options, "pay_less", bool, False, "options.pay_less")
+        else tariff["contracts"]
+    )
     names = read.players(hand, GAME.players)
     contract = read.choice(hand, "contract", tariff["contracts"])
     declarer = read.player(hand, "declarer", names)
@@ -68,18 +76,23 @@ def score(hand: dict, options: dict | None = None) -> HandResult:
         # Both players passed: the hand's winner is entered by the players.
         winner = read.player(hand, "dodge_round_winner", names)
         value = Fraction(contracts["dodge_round"]["won"])
-        ledger.add("Dodge Round won", f"{winner} wins the hand both players passed: +{value} VP", {winner: value})
+        ledger.add(
+            "Dodge Round won", f"{winner} wins the hand both players passed: +{value} VP", {winner: value}
+        )
         facts["winner"] = winner
     else:
         points = read.declarer_card_points(hand, GAME)
         won = points >= GAME.to_win
         value = Fraction(contracts["challenge"]["won" if won else "lost"])
         gainer = declarer if won else opponent
-        ledger.add(f"Declarer Challenge {'won' if won else 'failed'}",
-                   f"{declarer} has {GAME.format(points)} of {GAME.total} Card Points, {GAME.to_win} needed: "
-                   f"{gainer} adds {value} VP", {gainer: value})
+        ledger.add(
+            f"Declarer Challenge {'won' if won else 'failed'}",
+            f"{declarer} has {GAME.format(points)} of {GAME.total} Card Points, {GAME.to_win} needed: "
+            f"{gainer} adds {value} VP",
+            {gainer: value},
+        )
         facts.update(card_points=GAME.format(points), won=won)
-    for b in read.bonuses(hand, BONUS_IDS):
+    for b in read.last_trick_bonuses(hand, read.unique_bonuses(read.bonuses(hand, BONUS_IDS)), LAST_TRICK):
         earners, paid = read.bonus_payment(b, tariff["bonuses"][b["bonus"]])
         if paid == 0:
             continue
@@ -104,7 +117,16 @@ def session_end(totals: dict, hands_played: int, options: dict | None = None) ->
 
 
 GAME = Game(
-    id="strawman", name="Strawman", aliases=("strohmandeln", "strohmandl"),
-    deck=DECK, players=(2,), counter=count_thirds_rounded, to_win=Fraction(36),
-    contracts=CONTRACTS, bonuses=BONUSES, tariff=TARIFF, score=score, session_end=session_end,
+    id="strawman",
+    name="Strawman",
+    aliases=("strohmandeln", "strohmandl"),
+    deck=DECK,
+    players=(2,),
+    counter=count_thirds_rounded,
+    to_win=Fraction(36),
+    contracts=CONTRACTS,
+    bonuses=BONUSES,
+    tariff=TARIFF,
+    score=score,
+    session_end=session_end,
 )

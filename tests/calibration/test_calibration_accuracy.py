@@ -132,3 +132,16 @@ def test_check_alignment_warns_when_bumped(mat_photo, mat_homography):
     assert warning is not None and "moved" in warning
     assert "cannot check" in check_alignment(calib, np.full((1200, 1600, 3), 90, np.uint8))
     assert "recalibrate" in check_alignment(calib, np.full((600, 800, 3), 90, np.uint8))
+
+
+def test_shrunk_marker_search_maps_back_to_full_pixels(mat_photo, mat_homography):
+    size = (2800, 2100)
+    h_true = mat_homography("A3", tilt_deg=10, yaw_deg=5, px_per_mm=5.5, size=size)
+    photo = mat_photo("A3", h_true, size)
+    full, small = detect_markers(photo), detect_markers(photo, max_side=1000)
+    assert sorted(small) == sorted(full)
+    assert max(np.abs(small[i] - full[i]).max() for i in full) < 2.0  # px, at 2.8x shrink
+    calib, _ = calibrate_from_image(photo)
+    assert check_alignment(calib, photo) is None
+    bumped = mat_homography("A3", tilt_deg=10, yaw_deg=5.4, px_per_mm=5.5, size=size)
+    assert "moved" in check_alignment(calib, mat_photo("A3", bumped, size))

@@ -89,3 +89,17 @@ def test_fake_camera_fails_on_request_and_recovers():
     cam.fail = True
     with pytest.raises(CameraError):
         cam.preview()
+
+
+def test_advance_every_lets_the_demo_run_by_itself(tmp_path):
+    folder = _photos(tmp_path / "p", n=3)
+    with open_camera("replay", folder=folder, advance_every=3) as cam:
+        names = []
+        for _ in range(7):
+            cam.preview()
+            names.append(cam.current.name)
+        assert names == ["photo-00.png"] * 3 + ["photo-01.png"] * 3 + ["photo-02.png"]
+        cam.capture()  # takes photo-02 and moves on
+        assert cam.current.name == "photo-00.png"
+    with pytest.raises(CameraError, match="advance_every"):
+        make_camera("replay", folder=folder, advance_every=0)

@@ -132,7 +132,7 @@ def hands(draw):
         return hand
     points = draw(st.integers(0, 94))
     hand["card_points"] = str(points)
-    bonuses = draw(st.lists(BONUS, max_size=4))
+    bonuses = draw(st.lists(BONUS, max_size=4, unique_by=lambda b: b["bonus"]))
     side = draw(st.sampled_from(["declarer", "defenders"]))
     side_points = points if side == "declarer" else 94 - points
     if draw(st.booleans()):

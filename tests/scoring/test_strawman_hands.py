@@ -75,7 +75,7 @@ BONUS = st.fixed_dictionaries(
 @given(
     st.sampled_from(["challenge", "dodge_round"]),
     st.integers(0, 70),
-    st.lists(BONUS, max_size=3),
+    st.lists(BONUS, max_size=3, unique_by=lambda b: b["bonus"]),
     st.booleans(),
 )
 def test_nobody_pays_and_nobody_subtracts(contract, points, bonuses, pay_less):

@@ -91,7 +91,7 @@ def hands(draw):
         hand["won"] = draw(st.booleans())
     else:
         hand["card_points"] = str(draw(st.integers(0, 88)))
-    hand["bonuses"] = draw(st.lists(BONUS, max_size=3))
+    hand["bonuses"] = draw(st.lists(BONUS, max_size=3, unique_by=lambda b: b["bonus"]))
     items = ["contract", *(b["bonus"] for b in hand["bonuses"])]
     hand["kontra"] = {i: draw(st.sampled_from([1, 2, 4, 8])) for i in items if draw(st.booleans())}
     return hand

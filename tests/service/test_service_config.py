@@ -7,7 +7,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from device.cli import main
 from device.commands.serve import config_from_args, resolve_pin
@@ -33,20 +33,20 @@ def test_example_file_is_the_defaults():
 
 def test_example_file_documents_every_key():
     text = EXAMPLE.read_text()
-    sections = dict(re.findall(r"^\[(\w+)\]\n(.*?)(?=^\[|\Z)", text, re.S | re.M))
+    sections = dict(re.findall(r"^\[(\w+)\]\n(.*?)(?=^\[|\Z)", text, re.DOTALL | re.MULTILINE))
     missing = []
     for dotted in leaf_keys(TarokcamConfig):
         section, key = dotted.split(".")
         body = sections.get(section, "")
         # Every key appears (set or commented out) right after a comment line that explains it.
-        if not re.search(rf"^# [^\n]+\n(#.*\n)*#? ?{key} = ", body, re.M):
+        if not re.search(rf"^# [^\n]+\n(#.*\n)*#? ?{key} = ", body, re.MULTILINE):
             missing.append(dotted)
     assert missing == []
 
 
 def test_config_is_frozen():
     config = TarokcamConfig()
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError, match="frozen"):
         config.web.port = 1
 
 
@@ -104,7 +104,7 @@ def test_check_config_command(tmp_path, capsys):
 
 
 def serve_args(**kw):
-    base = dict(config=None, demo=False, host=None, port=None, state_dir=None)
+    base = {"config": None, "demo": False, "host": None, "port": None, "state_dir": None}
     return argparse.Namespace(**{**base, **kw})
 
 
@@ -112,8 +112,13 @@ def test_serve_overrides_and_demo(tmp_path, monkeypatch):
     monkeypatch.setattr("device.config.DEFAULT_CONFIG_PATH", tmp_path / "absent.toml")
     cfg = config_from_args(serve_args(port=9000, state_dir=tmp_path))
     assert (cfg.web.port, cfg.storage.state_dir, cfg.camera.backend) == (9000, tmp_path, "picamera2")
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    monkeypatch.setattr("device.commands.serve.demo_photos", lambda: photos)
     demo = config_from_args(serve_args(demo=True, state_dir=tmp_path))
-    assert demo.camera.backend == "replay" and demo.web.host == "127.0.0.1"
+    assert (demo.camera.backend, demo.camera.replay_folder, demo.web.host) == ("replay", photos, "127.0.0.1")
+    monkeypatch.setattr("device.commands.serve.demo_photos", lambda: None)  # none shipped: synthetic table
+    assert config_from_args(serve_args(demo=True)).camera.backend == "fake"
     with pytest.raises(ConfigError, match="web.port"):
         config_from_args(serve_args(port=0))
 

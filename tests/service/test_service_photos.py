@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import errno
-import os
 from datetime import date, datetime, timedelta
 
 import cv2

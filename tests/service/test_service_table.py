@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import errno
+import itertools
 import os
 import socket
 import time
@@ -38,7 +39,7 @@ def photos(service) -> list[str]:
 
 
 def test_capture_saves_photo_recognises_and_stores(table):
-    service, supply, _, store = table
+    service, _, _, store = table
     capture_id = service.capture("declarer")
     cap = store.get_capture(capture_id)
     assert cap["side"] == "declarer" and (cap["width"], cap["height"]) == (160, 120)
@@ -88,7 +89,7 @@ def test_missing_camera_is_retried_with_growing_backoff(tmp_path):
         if supply.calls > calls:
             attempts.append(clock.t)
         clock.t += 0.5
-    gaps = [round(b - a, 1) for a, b in zip(attempts, attempts[1:])]
+    gaps = [round(b - a, 1) for a, b in itertools.pairwise(attempts)]
     assert gaps == [1.0, 2.0, 4.0, 8.0]  # 1, 2, 4, then capped at retry_max_s
     assert "no camera found" in service.status()["camera"]["message"]
     with pytest.raises(CameraError, match="no camera found"):
@@ -100,7 +101,7 @@ def test_missing_camera_is_retried_with_growing_backoff(tmp_path):
 
 
 def test_disk_full_while_saving_leaves_nothing_behind(table, monkeypatch):
-    service, supply, _, store = table
+    service, _, _, store = table
     first = service.capture()
     real_write = os.write
 
@@ -159,7 +160,7 @@ class OneShotTrigger:
 
 
 def test_trigger_and_button_shoot_from_the_loop(table):
-    service, _, clock, store = table
+    service, _, _, store = table
     service._trigger = trigger = OneShotTrigger()
     service.step()
     assert store.latest_capture_id() is None and trigger.fed == 1
@@ -239,3 +240,46 @@ def test_status_matches_the_web_contract(table):
         assert set(status[part]) >= {"ok", "message"}
     assert isinstance(status["disk_free_mb"], float) and status["disk_free_mb"] > 0
     assert status["last_capture_age_s"] is None
+
+
+def test_a_hung_capture_stops_the_watchdog_pets(tmp_path):
+    name = f"tarokcam-hang-{os.getpid()}-{time.monotonic_ns()}"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+        sock.bind(b"\0" + name.encode())
+        sock.settimeout(0.2)
+        config = TarokcamConfig().with_overrides({"storage.state_dir": str(tmp_path), "trigger.auto": False})
+        store = Store(tmp_path / "db.sqlite3")
+        clock = Clock()
+        service = TableService(config, store, recogniser=FixedRecogniser(), camera_factory=CameraSupply(),
+                               notifier=Notifier({"NOTIFY_SOCKET": "@" + name, "WATCHDOG_USEC": "2000000"}),
+                               clock=clock)
+        service.start()
+        service._ready_sent = True
+        while True:  # drain STATUS=
+            try:
+                sock.recv(1024)
+            except TimeoutError:
+                break
+
+        def pets() -> int:
+            n = 0
+            while True:
+                try:
+                    n += sock.recv(1024) == b"WATCHDOG=1"
+                except TimeoutError:
+                    return n
+
+        service._capturing_since = clock.t  # as if a web request were stuck inside camera.capture()
+        clock.t += 30
+        service.step()
+        assert pets() == 1 and service.status()["camera"]["ok"]  # slow, not yet hung
+        clock.t += 30
+        service.step()
+        assert pets() == 0
+        assert service.status()["camera"] == {"ok": False, "message": "capture hung for 60 s", "backend": "picamera2"}
+        service._capturing_since = None
+        clock.t += 1
+        service.step()
+        assert pets() == 1
+        service.stop()
+        store.close()

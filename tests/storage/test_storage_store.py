@@ -1,4 +1,5 @@
 """device.storage.Store: migrations, pragmas, captures and corrections, durable hands."""
+
 from __future__ import annotations
 
 import sqlite3
@@ -12,10 +13,30 @@ import pytest
 from device import storage
 from device.storage import MIGRATIONS, NotFoundError, Store, StoreError
 
-REC = [{"id": "T21", "confidence": 0.9, "pips": 4, "quad": [[0, 0], [10, 0], [10, 20], [0, 20]], "flagged": False},
-       {"id": "HQ", "confidence": 0.4, "pips": 3, "quad": [[20, 0], [30, 0], [30, 20], [20, 20]], "flagged": True}]
-HAND = {"game": "slovenian", "players": ["A", "B", "C", "D"], "declarer": "A", "partner": "B",
-        "contract": "three", "card_points": "40"}
+REC = [
+    {
+        "id": "T21",
+        "confidence": 0.9,
+        "pips": 4,
+        "quad": [[0, 0], [10, 0], [10, 20], [0, 20]],
+        "flagged": False,
+    },
+    {
+        "id": "HQ",
+        "confidence": 0.4,
+        "pips": 3,
+        "quad": [[20, 0], [30, 0], [30, 20], [20, 20]],
+        "flagged": True,
+    },
+]
+HAND = {
+    "game": "slovenian",
+    "players": ["A", "B", "C", "D"],
+    "declarer": "A",
+    "partner": "B",
+    "contract": "three",
+    "card_points": "40",
+}
 
 
 @pytest.fixture
@@ -57,7 +78,9 @@ def test_failed_migration_leaves_the_version_where_it_was(tmp_path, monkeypatch)
 def test_capture_round_trip_and_latest(store):
     assert store.latest_capture() is None
     first = store.add_capture(photo="a.jpg", side="declarer", width=100, height=50, recognitions=REC)
-    second = store.add_capture(photo="sub/b.jpg", side=None, width=100, height=50, recognitions=[], error="blurry")
+    second = store.add_capture(
+        photo="sub/b.jpg", side=None, width=100, height=50, recognitions=[], error="blurry"
+    )
     assert store.latest_capture()["id"] == second == store.latest_capture_id()
     got = store.get_capture(first)
     assert got["photo"] == "a.jpg" and got["side"] == "declarer" and got["recognitions"] == REC
@@ -85,22 +108,32 @@ def test_corrections_replay_in_order_and_keep_indices(store):
     store.add_correction(cid, action="add", new_id="SKUS")
     cards = store.get_capture(cid)["cards"]
     assert [(c["id"], c["source"], c["removed"]) for c in cards] == [
-        ("T21", "model", True), ("HK", "corrected", False), ("SKUS", "added", False)]
+        ("T21", "model", True),
+        ("HK", "corrected", False),
+        ("SKUS", "added", False),
+    ]
     assert not cards[1]["flagged"]
     store.add_correction(cid, action="restore", card_index=0)
     assert not store.get_capture(cid)["cards"][0]["removed"]
     rows = store.corrections(cid)
     assert [(r["action"], r["old_id"], r["new_id"]) for r in rows] == [
-        ("replace", "HQ", "HK"), ("remove", "T21", None), ("add", None, "SKUS"), ("restore", "T21", None)]
+        ("replace", "HQ", "HK"),
+        ("remove", "T21", None),
+        ("add", None, "SKUS"),
+        ("restore", "T21", None),
+    ]
     assert rows[0]["crop"] == "crops/1.png" and rows[0]["quad"] == REC[1]["quad"]
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"action": "replace", "card_index": 5, "new_id": "T1"}, "index 5"),
-    ({"action": "replace", "card_index": 0}, "new card"),
-    ({"action": "add"}, "added card"),
-    ({"action": "flip", "card_index": 0}, "action"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"action": "replace", "card_index": 5, "new_id": "T1"}, "index 5"),
+        ({"action": "replace", "card_index": 0}, "new card"),
+        ({"action": "add"}, "added card"),
+        ({"action": "flip", "card_index": 0}, "action"),
+    ],
+)
 def test_bad_corrections_are_refused_and_not_stored(store, kwargs, message):
     cid = store.add_capture(photo="a.jpg", side=None, width=1, height=1, recognitions=REC)
     with pytest.raises(StoreError, match=message):
@@ -139,8 +172,13 @@ def test_pending_captures_skip_those_a_hand_used(store):
 def test_sessions_and_meta(store):
     assert store.current_session() is None
     a = store.add_session(game="slovenian", players=["A", "B", "C", "D"], system="simplified")
-    b = store.add_session(game="hungarian", players=["A", "B", "C", "D"], system="traditional",
-                          tariffs={"quick": True}, name="Friday")
+    b = store.add_session(
+        game="hungarian",
+        players=["A", "B", "C", "D"],
+        system="traditional",
+        tariffs={"quick": True},
+        name="Friday",
+    )
     assert store.current_session()["id"] == b
     store.update_session(a, game="slovenian", players=["W", "X", "Y", "Z"], system="traditional")
     assert store.get_session(a)["players"] == ["W", "X", "Y", "Z"]

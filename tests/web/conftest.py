@@ -1,4 +1,5 @@
 """A fake table controller and an app over a temporary SQLite store, shared by the web tests."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -39,14 +40,27 @@ class FakeController:
         image = np.zeros((240, 320, 3), np.uint8)
         image[:, :, 1] = np.arange(320, dtype=np.uint8)[None, :]  # a gradient, so crops differ by place
         assert cv2.imwrite(str(self.photos_dir / name), image)
-        recognitions = [{"id": cid, "confidence": 0.55 if i == 0 else 0.97, "pips": 0, "quad": quad_at(i),
-                         "flagged": i == 0} for i, cid in enumerate(ids)]
+        recognitions = [
+            {
+                "id": cid,
+                "confidence": 0.55 if i == 0 else 0.97,
+                "pips": 0,
+                "quad": quad_at(i),
+                "flagged": i == 0,
+            }
+            for i, cid in enumerate(ids)
+        ]
         return self.store.add_capture(photo=name, side=side, width=320, height=240, recognitions=recognitions)
 
     def status(self) -> dict:
-        return {"camera": {"ok": self.fail is None, "message": self.fail or "fake camera"},
-                "model": {"ok": True, "message": "fake"}, "calibration": {"ok": True, "message": "none needed"},
-                "store": {"ok": True, "message": ""}, "disk_free_mb": 1000.0, "last_capture_age_s": None}
+        return {
+            "camera": {"ok": self.fail is None, "message": self.fail or "fake camera"},
+            "model": {"ok": True, "message": "fake"},
+            "calibration": {"ok": True, "message": "none needed"},
+            "store": {"ok": True, "message": ""},
+            "disk_free_mb": 1000.0,
+            "last_capture_age_s": None,
+        }
 
 
 @pytest.fixture
@@ -55,8 +69,13 @@ def table(tmp_path):
     photos.mkdir()
     store = Store(tmp_path / "state" / "tarokcam.sqlite")
     controller = FakeController(store, photos)
-    app = create_app(store=store, controller=controller, photos_dir=photos, pin=PIN,
-                     settings={"players": PLAYERS, "game": "slovenian", "max_body_bytes": 100_000})
+    app = create_app(
+        store=store,
+        controller=controller,
+        photos_dir=photos,
+        pin=PIN,
+        settings={"players": PLAYERS, "game": "slovenian", "max_body_bytes": 100_000},
+    )
     yield app, store, controller, photos
     store.close()
 
@@ -78,7 +97,9 @@ def player(table):
     """A logged-in browser-like client; `client.csrf` holds its token."""
     with TestClient(table[0], base_url="http://table.local") as client:
         client.csrf = csrf_of(client)
-        r = client.post("/login", data={"pin": PIN, "csrf": client.csrf, "next": "/sheet"}, follow_redirects=False)
+        r = client.post(
+            "/login", data={"pin": PIN, "csrf": client.csrf, "next": "/sheet"}, follow_redirects=False
+        )
         assert r.status_code == 303, r.text
         client.headers["X-CSRF-Token"] = client.csrf
         yield client

@@ -1,4 +1,6 @@
-"""End to end in headless Chromium: capture, correct a card, see the other pile arrive, enter the hand, read the sheet."""
+"""End to end in headless Chromium: capture, correct a card, see the other pile arrive, enter the hand,
+read the score sheet."""
+
 from __future__ import annotations
 
 import socket
@@ -7,17 +9,19 @@ import time
 from pathlib import Path
 
 import pytest
-import scoring
 from conftest import PIN, PLAYERS, FakeController
 
+import scoring
 from device.storage import Store
 from device.web import create_app, scoring_adapter
 
 CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
-                       reason="needs Debian's chromium and chromium-driver (apt-get install -y chromium chromium-driver)"),
+    pytest.mark.skipif(
+        not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
+        reason="needs Debian's chromium and chromium-driver (apt-get install -y chromium chromium-driver)",
+    ),
 ]
 
 
@@ -34,8 +38,13 @@ def server(tmp_path):
     photos.mkdir()
     store = Store(tmp_path / "tarokcam.sqlite")
     controller = FakeController(store, photos)
-    app = create_app(store=store, controller=controller, photos_dir=photos, pin=PIN,
-                     settings={"players": PLAYERS, "poll_ms": 300})
+    app = create_app(
+        store=store,
+        controller=controller,
+        photos_dir=photos,
+        pin=PIN,
+        settings={"players": PLAYERS, "poll_ms": 300},
+    )
     port = free_port()
     srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=srv.run, daemon=True)
@@ -58,8 +67,13 @@ def browser():
 
     options = webdriver.ChromeOptions()
     options.binary_location = str(CHROMIUM)
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                "--window-size=412,915"):  # a phone's viewport
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        "--window-size=412,915",
+    ):  # a phone's viewport
         options.add_argument(arg)
     driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
     driver.set_page_load_timeout(30)
@@ -89,7 +103,9 @@ def test_capture_correct_enter_hand_and_read_the_sheet(server, browser):
     Select(browser.find_element(By.ID, "capture-side")).select_by_value("declarer")
     browser.find_element(By.ID, "capture-now").click()
     wait.until(ec.text_to_be_present_in_element((By.CSS_SELECTOR, "#capture-panel h2"), "Photo 1"))
-    assert browser.find_element(By.ID, "capture-points").text == game.format(game.count(["S7", *declarer[1:]]))
+    assert browser.find_element(By.ID, "capture-points").text == game.format(
+        game.count(["S7", *declarer[1:]])
+    )
 
     flagged = browser.find_element(By.CSS_SELECTOR, '.card-btn.flagged[data-index="0"]')
     assert flagged.size["height"] >= 44  # touch target
@@ -119,9 +135,15 @@ def test_capture_correct_enter_hand_and_read_the_sheet(server, browser):
 
     browser.get(f"{base}/sheet")
     shown = {p: browser.find_element(By.CSS_SELECTOR, f'#totals td[data-player="{p}"]').text for p in PLAYERS}
-    hand = {"game": "slovenian", "players": PLAYERS, "declarer": "Ana", "partner": "Cene", "contract": "three",
-            "piles": {"declarer": declarer, "defenders": defenders},
-            "bonuses": [{"bonus": "trull", "side": "declarer", "announced": False, "made": True}]}
+    hand = {
+        "game": "slovenian",
+        "players": PLAYERS,
+        "declarer": "Ana",
+        "partner": "Cene",
+        "contract": "three",
+        "piles": {"declarer": declarer, "defenders": defenders},
+        "bonuses": [{"bonus": "trull", "side": "declarer", "announced": False, "made": True}],
+    }
     expected = scoring_adapter.score_hand(hand)["simplified"]
     assert shown == {p: str(expected[p]) for p in PLAYERS}
     assert any(v != "0" for v in shown.values())

@@ -1,15 +1,17 @@
 """The players' flow through the API: capture, correct, check the piles, save hands, read the sheet."""
+
 from __future__ import annotations
 
 import csv
 import io
+import re
 from fractions import Fraction
 
 import cv2
 import pytest
-import scoring
 from conftest import PLAYERS
 
+import scoring
 from device.web import scoring_adapter
 
 
@@ -46,7 +48,11 @@ def test_correction_flow_updates_points_and_keeps_crops(player, table):
     assert [c["action"] for c in store.corrections(cid)] == ["replace", "add", "remove", "restore"]
 
     panel = player.get(f"/capture/panel?id={cid}").text
-    assert 'data-card="T1"' in panel and "corrected" in panel and "flagged" not in panel.split('id="card-list"')[1].split("</ul>")[0]
+    assert (
+        'data-card="T1"' in panel
+        and "corrected" in panel
+        and "flagged" not in panel.split('id="card-list"')[1].split("</ul>")[0]
+    )
 
 
 def test_capture_page_marks_flagged_cards_and_greys_placed_ones(anon, table):
@@ -81,13 +87,22 @@ def test_the_rest_is_theirs(player, table):
     assert piles["sides"]["defenders"]["cards"] == [c for c in deck if c not in ("T1", "T21", "SKUS", "HK")]
     assert piles["check"] == {"missing": [], "duplicated": [], "foreign": []}
     assert {"bonus": "trull", "side": "declarer", "announced": False, "made": True} in piles["suggestions"]
-    total = Fraction(piles["sides"]["declarer"]["points"]) + scoring.parse_points(piles["sides"]["defenders"]["points"])
+    total = Fraction(piles["sides"]["declarer"]["points"]) + scoring.parse_points(
+        piles["sides"]["defenders"]["points"]
+    )
     assert total == scoring.find_game("slovenian").total
 
 
 def form_for(player, **fields) -> dict:
-    data = {"csrf": player.csrf, "declarer": "Ana", "partner": "Cene", "contract": "three",
-            "points_source": "manual", "card_points": "41", "kontra_contract": "1"}
+    data = {
+        "csrf": player.csrf,
+        "declarer": "Ana",
+        "partner": "Cene",
+        "contract": "three",
+        "points_source": "manual",
+        "card_points": "41",
+        "kontra_contract": "1",
+    }
     data.update(fields)
     return data
 
@@ -99,14 +114,20 @@ def test_hand_form_counts_from_the_piles_and_saves(player, table):
     player.post("/api/captures", json={"side": "declarer"})
     form = player.get("/hand?rest=1").text
     assert 'value="piles"' in form and points("slovenian", deck[:40]) in form
-    r = player.post("/hands", data=form_for(player, points_source="piles", rest="1",
-                                            bonus_trull_side="declarer", bonus_trull_made="made"),
-                    follow_redirects=False)
+    r = player.post(
+        "/hands",
+        data=form_for(
+            player, points_source="piles", rest="1", bonus_trull_side="declarer", bonus_trull_made="made"
+        ),
+        follow_redirects=False,
+    )
     assert r.status_code == 303, r.text
     hand_id = int(r.headers["location"].split("/")[2].split("?")[0])
     stored = store.get_hand(hand_id)
     assert stored["hand"]["piles"]["declarer"] == deck[:40]
-    assert stored["hand"]["bonuses"] == [{"bonus": "trull", "side": "declarer", "announced": False, "made": True}]
+    assert stored["hand"]["bonuses"] == [
+        {"bonus": "trull", "side": "declarer", "announced": False, "made": True}
+    ]
     assert stored["result"] == scoring_adapter.score_hand(stored["hand"])
     assert stored["declarer_capture"] == 1
     # the used capture no longer counts for the next hand
@@ -130,7 +151,9 @@ def sheet(client, system="simplified") -> dict:
 def expected_totals(hands: list[dict], system: str) -> dict:
     totals = {p: Fraction(0) for p in PLAYERS}
     for hand in hands:
-        for p, v in scoring_adapter.score_hand({"game": "slovenian", "players": PLAYERS, **hand})[system].items():
+        for p, v in scoring_adapter.score_hand({"game": "slovenian", "players": PLAYERS, **hand})[
+            system
+        ].items():
             totals[p] += scoring.parse_points(v)
     return {p: scoring.parse_points(v) for p, v in totals.items()}
 
@@ -145,7 +168,7 @@ HANDS = [
 @pytest.mark.parametrize("system", ["simplified", "traditional"])
 def test_sheet_recomputes_after_edit_and_delete(player, system):
     ids = [player.post("/api/hands", json=h).json()["id"] for h in HANDS]
-    as_numbers = lambda totals: {p: scoring.parse_points(v) for p, v in totals.items()}  # noqa: E731
+    as_numbers = lambda totals: {p: scoring.parse_points(v) for p, v in totals.items()}
     assert as_numbers(sheet(player, system)["totals"]) == expected_totals(HANDS, system)
 
     edited = {**HANDS[0], "card_points": "20"}
@@ -156,13 +179,19 @@ def test_sheet_recomputes_after_edit_and_delete(player, system):
     assert as_numbers(got["rows"][1]["totals"]) == expected_totals([edited, HANDS[1]], system)
 
     # a form edit of a past hand works the same way
-    r = player.post(f"/hands/{ids[1]}", data=form_for(player, declarer="Bor", partner="Dora", contract="two",
-                                                     card_points="40"), follow_redirects=False)
+    r = player.post(
+        f"/hands/{ids[1]}",
+        data=form_for(player, declarer="Bor", partner="Dora", contract="two", card_points="40"),
+        follow_redirects=False,
+    )
     assert r.status_code == 303
     again = [edited, {**HANDS[1], "card_points": "40"}, HANDS[2]]
     assert as_numbers(sheet(player, system)["totals"]) == expected_totals(again, system)
 
-    assert player.post(f"/hands/{ids[0]}/delete", data={"csrf": player.csrf}, follow_redirects=False).status_code == 303
+    assert (
+        player.post(f"/hands/{ids[0]}/delete", data={"csrf": player.csrf}, follow_redirects=False).status_code
+        == 303
+    )
     got = sheet(player, system)
     assert len(got["rows"]) == 2
     assert as_numbers(got["totals"]) == expected_totals(again[1:], system)
@@ -208,19 +237,31 @@ def test_sheet_page_shows_totals_chart_and_the_other_system(player):
 
 def test_settings_change_the_evening(player, table):
     store = table[1]
-    r = player.post("/settings", data={"csrf": player.csrf, "players": "Ana\nBor\nCene", "game": "slovenian",
-                                       "system": "traditional", "tariffs": "quick = true\ntariff.rules.radli = false"},
-                    follow_redirects=False)
+    r = player.post(
+        "/settings",
+        data={
+            "csrf": player.csrf,
+            "players": "Ana\nBor\nCene",
+            "game": "slovenian",
+            "system": "traditional",
+            "tariffs": "quick = true\ntariff.rules.radli = false",
+        },
+        follow_redirects=False,
+    )
     assert r.status_code == 303
     s = store.current_session()
     assert s["players"] == ["Ana", "Bor", "Cene"] and s["system"] == "traditional"
     assert s["tariffs"] == {"quick": True, "tariff": {"rules": {"radli": False}}}
     assert "tariff.rules.radli = false" in player.get("/settings").text
-    r = player.post("/settings", data={"csrf": player.csrf, "players": "Ana\nBor", "game": "slovenian",
-                                       "system": "simplified"})
+    r = player.post(
+        "/settings",
+        data={"csrf": player.csrf, "players": "Ana\nBor", "game": "slovenian", "system": "simplified"},
+    )
     assert r.status_code == 422 and 'data-field="players"' in r.text
-    r = player.post("/settings", data={"csrf": player.csrf, "players": "A\nB\nC\nD", "game": "skat",
-                                       "system": "simplified"})
+    r = player.post(
+        "/settings",
+        data={"csrf": player.csrf, "players": "A\nB\nC\nD", "game": "skat", "system": "simplified"},
+    )
     assert r.status_code == 422 and 'data-field="game"' in r.text
     assert store.current_session()["players"] == ["Ana", "Bor", "Cene"]
 
@@ -230,7 +271,9 @@ def test_players_cannot_change_under_a_played_sheet_but_a_new_evening_starts(pla
     player.post("/api/hands", json=HANDS[0])
     data = {"csrf": player.csrf, "players": "W\nX\nY\nZ", "game": "slovenian", "system": "simplified"}
     assert player.post("/settings", data=data).status_code == 422
-    assert player.post("/settings", data={**data, "new_evening": "1"}, follow_redirects=False).status_code == 303
+    assert (
+        player.post("/settings", data={**data, "new_evening": "1"}, follow_redirects=False).status_code == 303
+    )
     assert store.current_session()["players"] == ["W", "X", "Y", "Z"] and len(store.sessions()) == 2
     assert sheet(player)["rows"] == []
 
@@ -255,3 +298,44 @@ def test_radli_carry_into_later_hands_and_show_on_the_sheet(player, table):
     row = page.split('<tr class="radli">', 1)[1].split("</tr>", 1)[0]
     assert row.count("○") == sum(got["radli"].values()) > 0
     assert "Radli open before" in player.get(f"/hands/{second['id']}").text
+
+
+@pytest.mark.parametrize("game", ["slovenian", "hungarian", "koenigrufen"])
+def test_suggestions_use_each_games_bonus_ids(game):
+    g = scoring.find_game(game)
+    bonus_ids = {b for b, _ in scoring_adapter.game(game).bonuses}
+    pile = ["T1", "T21", "SKUS", "HK", "DK", "CK", "SK"]
+    got = scoring_adapter.suggestions(game, {"declarer": pile, "defenders": []})
+    assert {b["bonus"] for b in got} <= bonus_ids
+    assert len(got) == 2 and all(b["side"] == "declarer" for b in got)
+    everything = scoring_adapter.suggestions(game, {"defenders": [c.id for c in g.deck]})
+    assert "valat" in {b["bonus"] for b in everything}
+
+
+@pytest.mark.parametrize("game", list(scoring.GAMES))
+def test_every_game_gets_its_own_form_and_deck(tmp_path, game):
+    from conftest import FakeController
+    from fastapi.testclient import TestClient
+
+    from device.storage import Store
+    from device.web import create_app
+
+    store = Store(tmp_path / "s.sqlite")
+    app = create_app(
+        store=store,
+        controller=FakeController(store, tmp_path),
+        photos_dir=tmp_path,
+        pin="1",
+        settings={"game": game},
+    )
+    g = scoring.find_game(game)
+    assert len(store.current_session()["players"]) == g.players[0]
+    with TestClient(app) as client:
+        form = client.get("/hand").text
+        for contract, _name in scoring_adapter.game(game).contracts:
+            assert f'value="{contract}"' in form
+        FakeController(store, tmp_path).capture("declarer")
+        panel = client.get("/capture").text
+        assert len(re.findall(r'class="pick(?: placed)?" data-card', panel)) == len(g.deck)
+        assert client.get("/sheet").status_code == 200
+    store.close()

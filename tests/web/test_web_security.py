@@ -1,4 +1,5 @@
 """Who may change things: PIN, CSRF, same origin, body size, photo paths, error shapes."""
+
 from __future__ import annotations
 
 import os
@@ -9,8 +10,17 @@ from conftest import PIN, csrf_of
 
 def test_anyone_may_look(anon, table):
     table[2].capture("declarer")
-    for url in ("/capture", "/hand", "/sheet", "/settings", "/api/sheet", "/api/captures/latest",
-                "/api/captures/1", "/captures/1/photo", "/healthz"):
+    for url in (
+        "/capture",
+        "/hand",
+        "/sheet",
+        "/settings",
+        "/api/sheet",
+        "/api/captures/latest",
+        "/api/captures/1",
+        "/captures/1/photo",
+        "/healthz",
+    ):
         assert anon.get(url).status_code == 200, url
 
 
@@ -25,7 +35,9 @@ def test_changes_need_the_pin(anon, table):
 
 
 def test_html_form_without_login_goes_to_the_login_page(anon):
-    r = anon.post("/settings", data={"game": "slovenian"}, headers={"accept": "text/html"}, follow_redirects=False)
+    r = anon.post(
+        "/settings", data={"game": "slovenian"}, headers={"accept": "text/html"}, follow_redirects=False
+    )
     assert r.status_code == 303 and r.headers["location"].startswith("/login?next=/settings")
 
 
@@ -95,16 +107,21 @@ def test_large_bodies_get_413(player, table, declared):
 
 def test_malformed_json_is_400_naming_the_body(player, table):
     table[2].capture("declarer")
-    r = player.put("/api/captures/1/cards/0", content=b'{"card": "T1"', headers={"content-type": "application/json"})
+    r = player.put(
+        "/api/captures/1/cards/0", content=b'{"card": "T1"', headers={"content-type": "application/json"}
+    )
     assert r.status_code == 400 and r.json()["field"] == "body" and "malformed JSON" in r.json()["error"]
 
 
-@pytest.mark.parametrize("body, field", [
-    ({"card": 21}, "body.card"),
-    ({"card": "T99"}, "body.card"),
-    ({"cards": "T1"}, "body.card"),
-    ({"card": "T1", "quad": [[1, 2]]}, "body.quad"),
-])
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ({"card": 21}, "body.card"),
+        ({"card": "T99"}, "body.card"),
+        ({"cards": "T1"}, "body.card"),
+        ({"card": "T1", "quad": [[1, 2]]}, "body.quad"),
+    ],
+)
 def test_invalid_fields_are_422_naming_the_field(player, table, body, field):
     table[2].capture("declarer")
     r = player.put("/api/captures/1/cards/0", json=body)
@@ -128,7 +145,11 @@ def test_photos_are_served_only_from_under_the_photos_dir(anon, table, tmp_path)
     cid = store.add_capture(photo="link.png", side=None, width=1, height=1, recognitions=[])
     r = anon.get(f"/captures/{cid}/photo")
     assert r.status_code == 404 and "PIN" not in r.text
-    for url in ("/captures/..%2F..%2Fsecret.txt/photo", "/captures/1/../../secret.txt", "/static/..%2F..%2Fstorage.py"):
+    for url in (
+        "/captures/..%2F..%2Fsecret.txt/photo",
+        "/captures/1/../../secret.txt",
+        "/static/..%2F..%2Fstorage.py",
+    ):
         r = anon.get(url)
         assert r.status_code in (404, 422) and "PIN is" not in r.text, url
 

@@ -1,10 +1,13 @@
 """Logging in with the table's PIN (sets the signed session cookie) and out again."""
+
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Form, Request
+from typing import Annotated
+
+from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse
 
-from device.web.deps import WebContext, check_csrf, ctx, render, session_data
+from device.web.deps import Ctx, check_csrf, render, session_data
 
 router = APIRouter(tags=["auth"])
 
@@ -20,7 +23,9 @@ def login_page(request: Request, next: str = "/"):
 
 
 @router.post("/login")
-async def login(request: Request, pin: str = Form(""), next: str = Form("/"), c: WebContext = Depends(ctx)):
+async def login(
+    request: Request, c: Ctx, pin: Annotated[str, Form()] = "", next: Annotated[str, Form()] = "/"
+):
     await check_csrf(request)
     if not c.gate.check(pin):
         return render(request, "login.html", status_code=401, next=_safe_next(next), error="Wrong PIN.")

@@ -1,5 +1,8 @@
 """Hands: the form (new and edit), a hand's ledger under either system, and the JSON API."""
+
 from __future__ import annotations
+
+from typing import Annotated
 
 from fastapi import APIRouter, Body, Depends, HTTPException, Request
 from fastapi.responses import JSONResponse, RedirectResponse
@@ -7,54 +10,87 @@ from fastapi.responses import JSONResponse, RedirectResponse
 from device.storage import SIDES
 from device.web import piles
 from device.web import scoring_adapter as rules
+from device.web.deps import Ctx, Evening, WebContext, render, require_write
 from device.web.evening import score_at, scored_hand
-from device.web.deps import WebContext, ctx, current_session, render, require_write
 
 router = APIRouter(tags=["hands"])
 
 
 # -- pages ------------------------------------------------------------------------------------
 @router.get("/hand")
-def new_hand_page(request: Request, rest: bool = False, c: WebContext = Depends(ctx),
-                  session: dict = Depends(current_session)):
+def new_hand_page(request: Request, c: Ctx, session: Evening, rest: bool = False):
     view = piles.piles_view(c.store, session, rest)
     hand = {"bonuses": view["suggestions"], "kontra": {}, "declarer": None, "partner": None}
     return _form(request, session, view, hand, action="/hands", hand_id=None)
 
 
 @router.get("/hands/{hand_id}/edit")
-def edit_hand_page(request: Request, hand_id: int, c: WebContext = Depends(ctx),
-                   session: dict = Depends(current_session)):
+def edit_hand_page(request: Request, hand_id: int, c: Ctx, session: Evening):
     stored = c.store.get_hand(hand_id)
-    return _form(request, c.store.get_session(stored["session_id"]), None, stored["hand"],
-                 action=f"/hands/{hand_id}", hand_id=hand_id)
+    return _form(
+        request,
+        c.store.get_session(stored["session_id"]),
+        None,
+        stored["hand"],
+        action=f"/hands/{hand_id}",
+        hand_id=hand_id,
+    )
 
 
-def _form(request: Request, session: dict, view: dict | None, hand: dict, *, action: str,
-          hand_id: int | None, error: str | None = None, field: str | None = None, status_code: int = 200):
-    return render(request, "hands/form.html", status_code=status_code, session=session,
-                  game=rules.game(session["game"]), piles=view, hand=hand, action=action, hand_id=hand_id,
-                  bonus_map={b["bonus"]: b for b in hand.get("bonuses") or []},
-                  kontra_levels=rules.KONTRA_LEVELS, error=error, field=field)
+def _form(
+    request: Request,
+    session: dict,
+    view: dict | None,
+    hand: dict,
+    *,
+    action: str,
+    hand_id: int | None,
+    error: str | None = None,
+    field: str | None = None,
+    status_code: int = 200,
+):
+    return render(
+        request,
+        "hands/form.html",
+        status_code=status_code,
+        session=session,
+        game=rules.game(session["game"]),
+        piles=view,
+        hand=hand,
+        action=action,
+        hand_id=hand_id,
+        bonus_map={b["bonus"]: b for b in hand.get("bonuses") or []},
+        kontra_levels=rules.KONTRA_LEVELS,
+        error=error,
+        field=field,
+    )
 
 
 @router.post("/hands", dependencies=[Depends(require_write)])
-async def create_hand_form(request: Request, c: WebContext = Depends(ctx),
-                           session: dict = Depends(current_session)):
+async def create_hand_form(request: Request, c: Ctx, session: Evening):
     form = await request.form()
     view = piles.piles_view(c.store, session, form.get("rest") == "1")
     hand, captures = _hand_from_form(form, session, view)
     try:
         result = score_at(c.store, session, hand)
     except rules.HAND_ERRORS as exc:
-        return _form(request, session, view, hand, action="/hands", hand_id=None, error=str(exc),
-                     field=getattr(exc, "field", None), status_code=422)
+        return _form(
+            request,
+            session,
+            view,
+            hand,
+            action="/hands",
+            hand_id=None,
+            error=str(exc),
+            field=getattr(exc, "field", None),
+            status_code=422,
+        )
     hand_id = c.store.save_hand(session["id"], hand, result, captures=captures)  # committed, FULL sync
     return RedirectResponse(f"/hands/{hand_id}?saved=1", status_code=303)
 
 
 @router.post("/hands/{hand_id}", dependencies=[Depends(require_write)])
-async def update_hand_form(request: Request, hand_id: int, c: WebContext = Depends(ctx)):
+async def update_hand_form(request: Request, hand_id: int, c: Ctx):
     stored = c.store.get_hand(hand_id)
     session = c.store.get_session(stored["session_id"])
     form = await request.form()
@@ -62,38 +98,64 @@ async def update_hand_form(request: Request, hand_id: int, c: WebContext = Depen
     try:
         result = score_at(c.store, session, hand, _position(c, session, hand_id))
     except rules.HAND_ERRORS as exc:
-        return _form(request, session, None, hand, action=f"/hands/{hand_id}", hand_id=hand_id,
-                     error=str(exc), field=getattr(exc, "field", None), status_code=422)
+        return _form(
+            request,
+            session,
+            None,
+            hand,
+            action=f"/hands/{hand_id}",
+            hand_id=hand_id,
+            error=str(exc),
+            field=getattr(exc, "field", None),
+            status_code=422,
+        )
     c.store.update_hand(hand_id, hand, result)
     return RedirectResponse(f"/hands/{hand_id}?saved=1", status_code=303)
 
 
 @router.post("/hands/{hand_id}/delete", dependencies=[Depends(require_write)])
-def delete_hand_form(hand_id: int, c: WebContext = Depends(ctx)):
+def delete_hand_form(hand_id: int, c: Ctx):
     c.store.delete_hand(hand_id)
     return RedirectResponse("/sheet", status_code=303)
 
 
 @router.get("/hands/{hand_id}")
-def hand_page(request: Request, hand_id: int, system: str | None = None, saved: bool = False,
-              c: WebContext = Depends(ctx)):
+def hand_page(request: Request, hand_id: int, c: Ctx, system: str | None = None, saved: bool = False):
     stored = c.store.get_hand(hand_id)
     session = c.store.get_session(stored["session_id"])
     system = system if system in rules.SYSTEMS else session["system"]
     number, result = scored_hand(c.store, session, hand_id)
-    return render(request, "hands/view.html", stored=stored, hand=stored["hand"], result=result,
-                  session=session, game=rules.game(session["game"]), system=system, number=number,
-                  other=[s for s in rules.SYSTEMS if s != system][0], saved=saved)
+    return render(
+        request,
+        "hands/view.html",
+        stored=stored,
+        hand=stored["hand"],
+        result=result,
+        session=session,
+        game=rules.game(session["game"]),
+        system=system,
+        number=number,
+        other=[s for s in rules.SYSTEMS if s != system][0],
+        saved=saved,
+    )
 
 
 def _hand_from_form(form, session: dict, view: dict | None, previous: dict | None = None):
     """The hand dict (CONTRACTS.md) from the form's fields, and the captures it was counted from."""
     game = rules.game(session["game"])
-    hand: dict = {"game": session["game"], "players": list(session["players"]),
-                  "declarer": form.get("declarer") or None, "partner": form.get("partner") or None,
-                  "contract": form.get("contract") or None}
+    hand: dict = {
+        "game": session["game"],
+        "players": list(session["players"]),
+        "declarer": form.get("declarer") or None,
+        "partner": form.get("partner") or None,
+        "contract": form.get("contract") or None,
+    }
     captures: dict[str, int | None] = {}
-    if form.get("points_source") == "piles" and view is not None and view["sides"]["declarer"]["cards"] is not None:
+    if (
+        form.get("points_source") == "piles"
+        and view is not None
+        and view["sides"]["declarer"]["cards"] is not None
+    ):
         hand["piles"] = {s: view["sides"][s]["cards"] for s in SIDES if view["sides"][s]["cards"] is not None}
         captures = {s: (view["sides"][s]["capture"] or {}).get("id") for s in SIDES}
     elif form.get("points_source") == "kept" and previous and "piles" in previous:
@@ -105,8 +167,14 @@ def _hand_from_form(form, session: dict, view: dict | None, previous: dict | Non
     for bonus, _name in game.bonuses:
         side = form.get(f"bonus_{bonus}_side")
         if side in SIDES:
-            bonuses.append({"bonus": bonus, "side": side, "announced": form.get(f"bonus_{bonus}_announced") == "on",
-                            "made": form.get(f"bonus_{bonus}_made", "made") == "made"})
+            bonuses.append(
+                {
+                    "bonus": bonus,
+                    "side": side,
+                    "announced": form.get(f"bonus_{bonus}_announced") == "on",
+                    "made": form.get(f"bonus_{bonus}_made", "made") == "made",
+                }
+            )
             kontra[bonus] = _level(form.get(f"kontra_{bonus}"))
     hand["bonuses"] = bonuses
     hand["kontra"] = {k: v for k, v in kontra.items() if v != 1}
@@ -122,8 +190,11 @@ def _hand_from_form(form, session: dict, view: dict | None, previous: dict | Non
         last_trick["called_king"] = {"won": form.get("last_called_king") == "won"}
     if last_trick:
         hand["last_trick"] = last_trick
-    dodge = {name: {"card_points": str(form.get(f"dodge_{i}")).strip()}
-             for i, name in enumerate(session["players"]) if str(form.get(f"dodge_{i}") or "").strip()}
+    dodge = {
+        name: {"card_points": str(form.get(f"dodge_{i}")).strip()}
+        for i, name in enumerate(session["players"])
+        if str(form.get(f"dodge_{i}") or "").strip()
+    }
     if dodge:
         hand["dodge_round"] = dodge
     declarations = {}
@@ -148,12 +219,12 @@ def _level(value) -> int:
 
 # -- JSON API ---------------------------------------------------------------------------------
 @router.get("/api/hands")
-def hands_json(c: WebContext = Depends(ctx), session: dict = Depends(current_session)):
+def hands_json(c: Ctx, session: Evening):
     return c.store.hands(session["id"])
 
 
 @router.get("/api/hands/{hand_id}")
-def hand_json(hand_id: int, c: WebContext = Depends(ctx)):
+def hand_json(hand_id: int, c: Ctx):
     return c.store.get_hand(hand_id)
 
 
@@ -166,7 +237,9 @@ def _score_json(c: WebContext, hand, session: dict, position: int | None = None)
         raise HTTPException(422, "body: expected a JSON object (the hand)")
     hand = {"game": session["game"], "players": list(session["players"]), **hand}
     if hand["game"] != session["game"]:
-        return None, JSONResponse({"error": f"game: this evening plays {session['game']}", "field": "game"}, 422)
+        return None, JSONResponse(
+            {"error": f"game: this evening plays {session['game']}", "field": "game"}, 422
+        )
     try:
         return (hand, score_at(c.store, session, hand, position)), None
     except rules.HAND_ERRORS as exc:
@@ -174,8 +247,7 @@ def _score_json(c: WebContext, hand, session: dict, position: int | None = None)
 
 
 @router.post("/api/hands", dependencies=[Depends(require_write)], status_code=201)
-def create_hand_json(hand: dict = Body(...), c: WebContext = Depends(ctx),
-                     session: dict = Depends(current_session)):
+def create_hand_json(hand: Annotated[dict, Body()], c: Ctx, session: Evening):
     scored, error = _score_json(c, hand, session)
     if error:
         return error
@@ -184,7 +256,7 @@ def create_hand_json(hand: dict = Body(...), c: WebContext = Depends(ctx),
 
 
 @router.put("/api/hands/{hand_id}", dependencies=[Depends(require_write)])
-def update_hand_json(hand_id: int, hand: dict = Body(...), c: WebContext = Depends(ctx)):
+def update_hand_json(hand_id: int, hand: Annotated[dict, Body()], c: Ctx):
     stored = c.store.get_hand(hand_id)
     session = c.store.get_session(stored["session_id"])
     scored, error = _score_json(c, hand, session, _position(c, session, hand_id))
@@ -195,6 +267,6 @@ def update_hand_json(hand_id: int, hand: dict = Body(...), c: WebContext = Depen
 
 
 @router.delete("/api/hands/{hand_id}", dependencies=[Depends(require_write)])
-def delete_hand_json(hand_id: int, c: WebContext = Depends(ctx)):
+def delete_hand_json(hand_id: int, c: Ctx):
     c.store.delete_hand(hand_id)
     return {"deleted": hand_id}

@@ -1,10 +1,11 @@
 """/healthz: the controller's status, 503 when any part is not ok (for systemd and a glance at the table)."""
+
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
-from device.web.deps import WebContext, ctx
+from device.web.deps import Ctx
 
 router = APIRouter(tags=["health"])
 
@@ -14,7 +15,7 @@ def all_ok(status: dict) -> bool:
 
 
 @router.get("/healthz")
-def healthz(c: WebContext = Depends(ctx)):
+def healthz(c: Ctx):
     try:
         status = c.controller.status()
     except Exception as exc:  # a broken controller is exactly what the health check must report

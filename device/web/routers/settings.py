@@ -1,11 +1,12 @@
 """Settings: the evening's players, game, scoring system and group tariffs; camera and calibration status."""
+
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse
 
 from device.web import scoring_adapter as rules
-from device.web.deps import WebContext, ctx, current_session, render, require_write
+from device.web.deps import Ctx, Evening, WebContext, render, require_write
 from device.web.routers.health import all_ok
 
 router = APIRouter(tags=["settings"])
@@ -18,21 +19,37 @@ class SettingsError(ValueError):
 
 
 @router.get("/settings")
-def settings_page(request: Request, c: WebContext = Depends(ctx), session: dict = Depends(current_session)):
+def settings_page(request: Request, c: Ctx, session: Evening):
     return _page(request, c, session, None, None)
 
 
-def _page(request: Request, c: WebContext, session: dict, error: str | None, field: str | None,
-          status_code: int = 200):
+def _page(
+    request: Request,
+    c: WebContext,
+    session: dict,
+    error: str | None,
+    field: str | None,
+    status_code: int = 200,
+):
     try:
         status = c.controller.status()
     except Exception as exc:  # the page must still open to show what is wrong
         status = {"controller": {"ok": False, "message": f"{type(exc).__name__}: {exc}"}}
-    return render(request, "settings.html", status_code=status_code, session=session, games=rules.games(),
-                  systems=rules.SYSTEMS, status=status, status_ok=all_ok(status),
-                  tariffs_text="\n".join(f"{k} = {v}" for k, v in _flatten(session["tariffs"])),
-                  fallbacks=rules.fallbacks(), error=error, field=field,
-                  hands_played=len(c.store.hands(session["id"])))
+    return render(
+        request,
+        "settings.html",
+        status_code=status_code,
+        session=session,
+        games=rules.games(),
+        systems=rules.SYSTEMS,
+        status=status,
+        status_ok=all_ok(status),
+        tariffs_text="\n".join(f"{k} = {v}" for k, v in _flatten(session["tariffs"])),
+        fallbacks=rules.fallbacks(),
+        error=error,
+        field=field,
+        hands_played=len(c.store.hands(session["id"])),
+    )
 
 
 def parse_settings(form) -> dict:
@@ -44,8 +61,10 @@ def parse_settings(form) -> dict:
         raise SettingsError("game", str(exc)) from None
     players = [p.strip() for p in str(form.get("players", "")).replace(",", "\n").splitlines() if p.strip()]
     if len(players) not in game.players:
-        raise SettingsError("players", f"{len(players)} players; {game.name} is played by "
-                            f"{' or '.join(map(str, game.players))}")
+        raise SettingsError(
+            "players",
+            f"{len(players)} players; {game.name} is played by {' or '.join(map(str, game.players))}",
+        )
     if len(set(players)) != len(players):
         raise SettingsError("players", "a name appears twice")
     system = form.get("system", "")
@@ -65,8 +84,13 @@ def parse_settings(form) -> dict:
             if not isinstance(node, dict):
                 raise SettingsError("tariffs", f"line {n}: {key.strip()} mixes a value and a group")
         node[leaf] = _number(value.strip())
-    return {"game": game.id, "players": players, "system": system, "tariffs": tariffs,
-            "name": str(form.get("name", "")).strip()[:80]}
+    return {
+        "game": game.id,
+        "players": players,
+        "system": system,
+        "tariffs": tariffs,
+        "name": str(form.get("name", "")).strip()[:80],
+    }
 
 
 def _number(text: str):
@@ -81,14 +105,19 @@ def _number(text: str):
 
 
 @router.post("/settings", dependencies=[Depends(require_write)])
-async def save_settings(request: Request, c: WebContext = Depends(ctx), session: dict = Depends(current_session)):
+async def save_settings(request: Request, c: Ctx, session: Evening):
     form = await request.form()
     try:
         fields = parse_settings(form)
-        if form.get("new_evening") != "1" and c.store.hands(session["id"]) and (
-                fields["game"] != session["game"] or fields["players"] != session["players"]):
-            raise SettingsError("players", "hands are on this evening's sheet; start a new evening to change "
-                                "the game or the players")
+        if (
+            form.get("new_evening") != "1"
+            and c.store.hands(session["id"])
+            and (fields["game"] != session["game"] or fields["players"] != session["players"])
+        ):
+            raise SettingsError(
+                "players",
+                "hands are on this evening's sheet; start a new evening to change the game or the players",
+            )
     except SettingsError as exc:
         return _page(request, c, session, str(exc), exc.field, status_code=422)
     if form.get("new_evening") == "1":
