@@ -1,7 +1,7 @@
 """The table service: camera, trigger, recogniser, calibration and store behind the web's TableController.
 
 `TableService.capture(side)` takes a still, saves it atomically, recognises the cards and stores the capture.
-`TableService.run_loop(stop)` is the main loop (a background thread under `tarokcam serve`): it reopens a failed
+`TableService.run_loop()` is the main loop (a background thread under `tarokcam serve`): it reopens a failed
 camera with backoff, feeds preview frames to the still-scene trigger, reads the capture button, rotates photos,
 says READY to systemd once the web server listens, and pets the watchdog, so a hung loop gets the service
 restarted. A failed camera never stops the service: the error shows in `status()` (/healthz) and in the log.
@@ -29,6 +29,10 @@ ROTATE_EVERY_S = 600.0
 # (the watchdog's) frees the camera.
 CAPTURE_HANG_S = 45.0
 FIRST_RETRY_S = 1.0
+
+
+class CaptureStoreError(RuntimeError):
+    """The photo was taken but its capture could not be stored (database full or damaged); nothing was kept."""
 
 
 def camera_error_type() -> type[Exception]:
@@ -84,6 +88,7 @@ class TableService:
         self._retry_s = FIRST_RETRY_S
         self._next_open_at = 0.0
         self._model_message = "loaded by the caller" if recogniser is not None else "not loaded"
+        self._model_error: str | None = None
         self._calibration_message = "not calibrated: cards are not assigned to sides"
         self._calibration_ok = True
         self._disk_error: str | None = None
@@ -278,9 +283,10 @@ class TableService:
     def capture(self, side: str | None = None) -> int:
         """Take a still now, save it, recognise the cards and store the capture; returns its id.
 
-        Raises CameraError when the camera is down or fails (the service keeps running and reopens it) and
-        PhotoSaveError (OSError, ENOSPC when the disk is full) when the photo cannot be written: then nothing is
-        stored and no partial file is left."""
+        Raises CameraError when the camera is down or fails (the service keeps running and reopens it),
+        PhotoSaveError (OSError, ENOSPC when the disk is full) when the photo cannot be written, and
+        CaptureStoreError when the database refuses the row; then nothing is stored and no partial file is left.
+        All three are RuntimeErrors, which the web view answers with 503 and the message."""
         camera_error = camera_error_type()
         with self._lock:
             camera = self._try_open(self._clock())  # a player asked: try now, whatever the backoff says
@@ -310,9 +316,10 @@ class TableService:
             capture_id = self.store.add_capture(photo=photo, side=side, width=width, height=height,
                                                 recognitions=recognitions, error=error,
                                                 session_id=self._session_id())
-        except Exception:
+        except Exception as exc:  # e.g. sqlite3.OperationalError "database or disk is full"
             (self.photos_dir / photo).unlink(missing_ok=True)  # no photo without its row
-            raise
+            log.error("capture not stored: %s", exc)
+            raise CaptureStoreError(f"cannot store the capture: {exc}") from exc
         self._last_capture_at = time.time()
         log.info("capture %d: %s, %d cards%s", capture_id, photo, len(recognitions),
                  f" ({error})" if error else "")
@@ -323,7 +330,9 @@ class TableService:
             found = self._recogniser.recognise(image)
         except Exception as exc:  # keep the photo: players can still enter the cards by hand
             log.exception("recognition failed")
+            self._model_error = f"last recognition failed: {exc}"
             return [], f"recognition failed: {exc}"
+        self._model_error = None
         out = []
         for rec in found:
             item = rec.to_json()
@@ -365,7 +374,8 @@ class TableService:
             camera_ok, camera_message = False, f"capture hung for {self._clock() - since:.0f} s"
         return {
             "camera": {"ok": camera_ok, "message": camera_message, "backend": self.config.camera.backend},
-            "model": {"ok": self._recogniser is not None, "message": self._model_message},
+            "model": {"ok": self._recogniser is not None and self._model_error is None,
+                      "message": self._model_error or self._model_message},
             "calibration": {"ok": self._calibration_ok, "message": self._calibration_message,
                             "calibrated": self._calibration is not None},
             "store": self._store_status(),

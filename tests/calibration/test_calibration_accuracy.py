@@ -143,5 +143,5 @@ def test_shrunk_marker_search_maps_back_to_full_pixels(mat_photo, mat_homography
     assert max(np.abs(small[i] - full[i]).max() for i in full) < 2.0  # px, at 2.8x shrink
     calib, _ = calibrate_from_image(photo)
     assert check_alignment(calib, photo) is None
-    bumped = mat_homography("A3", tilt_deg=10, yaw_deg=5.4, px_per_mm=5.5, size=size)
+    bumped = mat_homography("A3", tilt_deg=10, yaw_deg=6.5, px_per_mm=5.5, size=size)
     assert "moved" in check_alignment(calib, mat_photo("A3", bumped, size))

@@ -78,3 +78,50 @@ def test_calibrate_keeps_the_old_file_when_the_new_photo_fails(tmp_path, mat_pho
     cv2.imwrite(str(blank), np.full((300, 400, 3), 128, np.uint8))
     assert main(["calibrate", "--image", str(blank), "--out", str(out)]) == 1
     assert out.read_bytes() == before
+
+
+def test_calibrate_with_pi_camera_records_focus_exposure_and_white_balance(tmp_path, monkeypatch, capsys,
+                                                                             mat_photo, mat_homography):
+    import sys
+    import types
+
+    size = (1600, 1200)
+    photo = mat_photo("A3", mat_homography("A3", tilt_deg=4, yaw_deg=1, px_per_mm=3.3, size=size), size)
+    controls = {}
+
+    class Picamera2:  # the slice of the picamera2 API that calibration uses
+        sensor_resolution = size
+        camera_controls = {"AfMode": (0, 2, 0), "LensPosition": (0.0, 15.0, 1.0)}
+
+        def __init__(self, camera_num=0):
+            pass
+
+        def create_still_configuration(self, main=None, lores=None, buffer_count=1, queue=True, **kw):
+            return {"main": main, "lores": lores}
+
+        def configure(self, config): pass
+        def start(self): pass
+        def stop(self): pass
+        def close(self): pass
+
+        def set_controls(self, c):
+            controls.update(c)
+
+        def autofocus_cycle(self, wait=True):
+            controls["LensPosition"] = 4.5
+            return True
+
+        def capture_metadata(self):
+            return {"LensPosition": controls.get("LensPosition", 0.0), "ExposureTime": 20000,
+                    "AnalogueGain": 1.25, "ColourGains": (1.95, 1.55)}
+
+        def capture_array(self, name="main"):
+            return photo.copy()
+
+    monkeypatch.setitem(sys.modules, "picamera2", types.SimpleNamespace(Picamera2=Picamera2))
+    out = tmp_path / "calibration.json"
+    assert main(["calibrate", "--camera", "picamera2", "--out", str(out)]) == 0, capsys.readouterr().out
+    assert load_calibration(out).camera_settings == {"lens_position": 4.5, "exposure_time": 20000,
+                                                     "analogue_gain": 1.25, "colour_gains": [1.95, 1.55]}
+    assert controls["AeEnable"] is False and controls["AwbEnable"] is False and controls["AfMode"] == 0
+    assert "lens_position=4.5" in capsys.readouterr().out

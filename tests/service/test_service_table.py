@@ -15,7 +15,7 @@ from device.camera import CameraError
 from device.config import TarokcamConfig
 from device.photos import PhotoSaveError
 from device.sdnotify import Notifier
-from device.service import TableService
+from device.service import CaptureStoreError, TableService
 from device.storage import Store
 
 
@@ -129,6 +129,25 @@ def test_recognition_failure_keeps_the_photo_and_says_why(table):
     cap = store.get_capture(service.capture())
     assert cap["recognitions"] == [] and "53 columns" in cap["error"]
     assert (service.photos_dir / cap["photo"]).is_file()
+    assert service.status()["model"] == {"ok": False, "message": "last recognition failed: model output has 53 "
+                                                                 "columns, labels.txt has 54"}
+    service._recogniser = FixedRecogniser()
+    service.capture()
+    assert service.status()["model"]["ok"]
+
+
+def test_database_full_keeps_no_orphan_photo(table, monkeypatch):
+    import sqlite3
+
+    service, _, _, store = table
+
+    def full(**kwargs):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(store, "add_capture", full)
+    with pytest.raises(CaptureStoreError, match="database or disk is full"):
+        service.capture()
+    assert photos(service) == []
 
 
 def test_cards_are_assigned_to_sides_when_calibrated(table, monkeypatch):
