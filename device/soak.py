@@ -134,7 +134,12 @@ def run(minutes: float, interval: float, fake_recogniser: bool, work: Path, out=
         "trigger.auto": False, "trigger.poll_interval_s": 0.5})
     store = Store(work / "state" / "tarokcam.sqlite3")
     service = TableService(config, store, recogniser=FakeRecogniser() if fake_recogniser else None)
-    service.start()
+    try:
+        service.start()
+    except Exception as exc:  # no bundled model yet: say so instead of a traceback
+        store.close()
+        print(f"soak: cannot start the table: {exc} (--fake-recogniser runs without a model)", file=out or sys.stdout)
+        return 2
     app = create_app(store=store, controller=service, photos_dir=service.photos_dir, pin=PIN)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, name="soak-uvicorn", daemon=True)

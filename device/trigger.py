@@ -85,8 +85,14 @@ class StillSceneTrigger:
         return shoot
 
     def note_capture(self, frame: np.ndarray) -> None:
-        """A still was taken another way (button, web view): its scene must not trigger again."""
-        self._reference = self._small(frame)
+        """A still was taken another way (button, web view): its scene must not trigger again.
+
+        frame: the still itself ((H, W, 3) uint8 BGR, any size with the preview's aspect) or a preview of it.
+        """
+        small = self._small(frame)
+        if self._anchor is not None and small.shape != self._anchor.shape:
+            small = cv2.resize(small, self._anchor.shape[::-1], interpolation=cv2.INTER_AREA)
+        self._reference = small
 
 
 class GpioButton:

@@ -5,6 +5,7 @@ from scoring.game import Game
 from scoring.games import GAMES, find_game
 from scoring.result import HandFormatError, HandResult, LedgerStep, ScoringSystem
 from scoring.session import score_sheet  # noqa: E402
+from scoring.suggest import suggest_bonuses
 
 
 def score_hand(hand: dict, options: dict | None = None) -> HandResult:
@@ -23,6 +24,6 @@ def score_hand(hand: dict, options: dict | None = None) -> HandResult:
 
 __all__ = [
     "DECK", "GAMES", "Card", "Game", "HandFormatError", "HandResult", "IllegalHandError", "LedgerStep",
-    "ScoringSystem", "UnknownCardError", "score_hand", "score_sheet",
+    "ScoringSystem", "UnknownCardError", "score_hand", "score_sheet", "suggest_bonuses",
     "card", "cards", "find_game", "format_points", "parse_points",
 ]

@@ -119,9 +119,15 @@ def _serve(config) -> int:
     from device.storage import Store
     from device.web import create_app
 
+    import sqlite3
+
     state_dir = config.storage.state_dir
-    state_dir.mkdir(parents=True, exist_ok=True)
-    store = Store(state_dir / "tarokcam.sqlite3")
+    try:
+        state_dir.mkdir(parents=True, exist_ok=True)
+        store = Store(state_dir / "tarokcam.sqlite3")
+    except (OSError, sqlite3.Error, ValueError) as exc:  # unwritable folder, damaged or newer database
+        log.error("cannot open the database in %s: %s", state_dir, exc)
+        return 1
     service = TableService(config, store)
     try:
         try:

@@ -85,8 +85,27 @@ class Camera:
         (scale != 1 gives one colour channel's lateral chromatic shift)."""
         w, h = self.size
         c, rad = self._norm()
-        xs = (np.arange(w, dtype=np.float32) - c[0]) / rad
-        ys = (np.arange(h, dtype=np.float32) - c[1]) / rad
+        # the map is smooth: compute it on a coarse grid and let bilinear resizing fill in
+        gx, gy = grid_nodes(w), grid_nodes(h)
+        xs, ys = (gx - c[0]) / rad, (gy - c[1]) / rad
         r2 = xs[None, :] ** 2 + ys[:, None] ** 2
         g = (1 + self.k1 * r2 + self.k2 * r2 * r2) * scale * rad
-        return (xs[None, :] * g + c[0]).astype(np.float32), (ys[:, None] * g + c[1]).astype(np.float32)
+        big = dense(np.dstack([xs[None, :] * g + c[0], ys[:, None] * g + c[1]]), w, h)
+        return big[..., 0].copy(), big[..., 1].copy()
+
+
+STEP = 16
+
+
+def grid_nodes(length: int, step: int = STEP) -> np.ndarray:
+    """Pixel positions of coarse grid nodes that dense() spreads over 0..length-1 (one node before 0)."""
+    n = length // step + 3
+    return (np.arange(n, dtype=np.float32) - 0.5) * step - 0.5
+
+
+def dense(grid: np.ndarray, w: int, h: int, step: int = STEP) -> np.ndarray:
+    """Bilinear upsampling of values on grid_nodes() x grid_nodes() to every pixel, (h, w, C) float32."""
+    gh, gw = grid.shape[:2]
+    # cv2.resize puts source node j at destination (j + 0.5) * step - 0.5, i.e. pixel position + step
+    big = cv2.resize(grid.astype(np.float32), (gw * step, gh * step), interpolation=cv2.INTER_LINEAR)
+    return big[step:step + h, step:step + w]

@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from models.holdout import textures
+from models.holdout.camera import dense, grid_nodes
 from models.holdout.deal import CARD_H, CARD_W, INDEX_BR, INDEX_TL, DeckCard, load_deck
 from models.holdout.scene import PlacedCard, Scene, sample_scene, visibility
 
@@ -250,36 +251,36 @@ class _Drawing:
             warped = cv2.warpPerspective(img, shift @ hom, size, flags=cv2.INTER_LINEAR,
                                          borderMode=cv2.BORDER_CONSTANT)
         a = warped[..., 3].astype(np.float32) * (1 / 255)
-        col = warped[..., :3].astype(np.float32) * tint.astype(np.float32)
+        gain = tint.astype(np.float32)
         if curled:   # a bent card tilts towards or away from the lamp
-            slope = -2 * card.curl[0] * u / (CARD_W / 2) ** 2
-            col *= (1 + 1.5 * slope * self.shadow_dir[0])[..., None]
-        region = canvas[y0:y1, x0:x1]
+            shade = 1 - 3 * card.curl[0] * u / (CARD_W / 2) ** 2 * self.shadow_dir[0]
+            gain = shade.astype(np.float32)[..., None] * gain
+        col = warped[..., :3] * gain
         sa = cv2.stackBlur(a, (2 * int(blur) + 1, 2 * int(blur) + 1))
         sa = cv2.warpAffine(sa, np.float32([[1, 0, off[0]], [0, 1, off[1]]]), size)
-        region *= (1 - self.shadow_strength * sa)[..., None]
         # the card's thickness: its cut edge shows as a thin rim on the side away from the lamp
-        edge = max(0.6, EDGE_MM * local_ppm)
-        ea = cv2.warpAffine(a, np.float32([[1, 0, off[0] / (np.abs(off).max() + 1e-6) * edge],
-                                           [0, 1, off[1] / (np.abs(off).max() + 1e-6) * edge]]), size)
-        region += (self.edge_col - region) * ea[..., None]
-        region *= (1 - a)[..., None]
+        edge = max(0.6, EDGE_MM * local_ppm) / (np.abs(off).max() + 1e-6)
+        ea = cv2.warpAffine(a, np.float32([[1, 0, off[0] * edge], [0, 1, off[1] * edge]]), size)
+        # one pass over the colour: shadow, rim and card folded into region * keep + add
+        cover = 1 - a
+        keep = (1 - self.shadow_strength * sa) * (1 - ea) * cover
+        ea *= cover
+        col += ea[..., None] * self.edge_col
+        region = canvas[y0:y1, x0:x1]
+        region *= keep[..., None]
         region += col
 
     def _curl_warp(self, img, ppm, card, hom, size, x0, y0, wmm, hmm):
         """Mesh warp of a bent card: one fixed-point step from the flat homography, on an 8 px grid."""
         cam = self.cam
-        step = 8
-        gx = np.arange(0, size[0] + step, step, dtype=np.float64)
-        gy = np.arange(0, size[1] + step, step, dtype=np.float64)
-        grid = np.stack(np.meshgrid(gx, gy), -1).reshape(-1, 2)
+        gx, gy = grid_nodes(size[0], 8), grid_nodes(size[1], 8)
+        grid = np.stack(np.meshgrid(gx, gy), -1).reshape(-1, 2).astype(np.float64)
         inv = np.linalg.inv(hom)
         q0 = cv2.perspectiveTransform(grid.reshape(-1, 1, 2), inv).reshape(-1, 2)
         local = q0 / ppm - [wmm / 2, hmm / 2]
         true = cam.project(_lift(card, local)) - [x0, y0]
         q1 = cv2.perspectiveTransform((2 * grid - true).reshape(-1, 1, 2), inv).reshape(len(gy), len(gx), 2)
-        maps = cv2.resize(q1.astype(np.float32), (len(gx) * step, len(gy) * step),
-                          interpolation=cv2.INTER_LINEAR)[:size[1], :size[0]]
+        maps = dense(q1, size[0], size[1], 8)
         warped = cv2.remap(img, maps[..., 0], maps[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
         return warped, maps[..., 0] / ppm - wmm / 2
 
@@ -333,17 +334,9 @@ EDGE_MM = 0.12   # the part of a 0.3 mm card edge that a camera tilted up to 15 
 def _camera_pipeline(rng: np.random.Generator, canvas: np.ndarray, cam) -> np.ndarray:
     """Lens, blur, sensor and ISP: (H, W, 3) float32 BGR scene -> (H, W, 3) uint8 BGR photo."""
     h, w = canvas.shape[:2]
-    mx, my = cam.undistort_map()
-    cx, cy = cam.size[0] / 2, cam.size[1] / 2
-    chroma = rng.uniform(0, 0.0015)
-    chans = []
-    for c, scale in zip(range(3), (1 - chroma, 1.0, 1 + chroma)):   # B, G, R: red focuses farthest out
-        sx = ((mx - cx) * scale + cx) if scale != 1 else mx
-        sy = ((my - cy) * scale + cy) if scale != 1 else my
-        chans.append(cv2.remap(canvas[..., c], sx, sy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT))
-    img = cv2.merge(chans)
     sigma = rng.uniform(0.0, 1.3) * max(1.0, w / 2028)
     motion = rng.uniform(0, 4.0) if rng.random() < 0.4 else 0.0
+    kern = None
     if motion > 0.5:
         k = 2 * int(motion / 2 + 2) + 1
         kern = np.zeros((k, k), np.float32)
@@ -351,18 +344,27 @@ def _camera_pipeline(rng: np.random.Generator, canvas: np.ndarray, cam) -> np.nd
         d = np.array([math.cos(a), math.sin(a)]) * motion / 2
         cv2.line(kern, tuple(int(round(v)) for v in (k // 2 - d[0], k // 2 - d[1])),
                  tuple(int(round(v)) for v in (k // 2 + d[0], k // 2 + d[1])), 1.0, 1, cv2.LINE_AA)
-        img = cv2.filter2D(img, -1, kern / kern.sum())
-    if sigma > 0.3:
-        img = cv2.GaussianBlur(img, (0, 0), sigma)
-    # Bayer sensor: one colour per photosite, noise that grows with the signal (shot) plus read noise.
+        kern /= kern.sum()
+    chroma = rng.uniform(0, 0.0015)
+    # Bayer sensor (R G / G B): each photosite keeps one colour of the lens image.
     bayer = np.empty((h, w), np.float32)
-    bayer[0::2, 0::2] = img[0::2, 0::2, 2]
-    bayer[0::2, 1::2] = img[0::2, 1::2, 1]
-    bayer[1::2, 0::2] = img[1::2, 0::2, 1]
-    bayer[1::2, 1::2] = img[1::2, 1::2, 0]
+    planes = cv2.split(canvas)
+    sites = {2: ((0, 0),), 1: ((0, 1), (1, 0)), 0: ((1, 1),)}
+    for c, scale in ((0, 1 - chroma), (1, 1.0), (2, 1 + chroma)):   # B, G, R: red lands farthest out
+        mx, my = cam.undistort_map(scale)
+        chan = cv2.remap(planes[c], mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+        if kern is not None:
+            chan = cv2.filter2D(chan, -1, kern)
+        if sigma > 0.3:
+            chan = cv2.GaussianBlur(chan, (0, 0), sigma)
+        for dy, dx in sites[c]:
+            bayer[dy::2, dx::2] = chan[dy::2, dx::2]
+    # noise that grows with the signal (shot noise) plus read noise
     shot, read = rng.uniform(0.05, 0.5), rng.uniform(0.5, 3.0)
     np.clip(bayer, 0, 255, out=bayer)
-    bayer += rng.standard_normal((h, w), dtype=np.float32) * np.sqrt(shot * bayer + read ** 2)
+    noise = rng.standard_normal((h, w), dtype=np.float32)
+    noise *= np.sqrt(bayer * shot + read ** 2)
+    bayer += noise
     raw = np.clip(bayer + 0.5, 0, 255).astype(np.uint8)
     code = cv2.COLOR_BayerBG2BGR_EA if rng.random() < 0.5 else cv2.COLOR_BayerBG2BGR
     out = cv2.cvtColor(raw, code)

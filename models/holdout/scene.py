@@ -101,7 +101,8 @@ def _fit_camera(rng, pts: np.ndarray, size, empty: bool) -> Camera | None:
         roll = rng.uniform(0, 360)
     tilt, azim = rng.uniform(0, 15), rng.uniform(0, 360)
     focal = rng.uniform(0.75, 1.3)
-    k1, k2 = rng.uniform(-0.08, 0.04), rng.uniform(-0.02, 0.02)
+    # barrel only (as the Pi lenses): the undistortion map then samples inside the rendered frame
+    k1, k2 = rng.uniform(-0.09, 0.0), rng.uniform(-0.01, 0.0)
     shift = rng.normal(0, 0.01 * w, 2)
     margin = 0.03 * min(w, h)
     for _ in range(10):

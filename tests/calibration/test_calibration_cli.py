@@ -91,10 +91,9 @@ def test_calibrate_with_pi_camera_records_focus_exposure_and_white_balance(tmp_p
 
     class Picamera2:  # the slice of the picamera2 API that calibration uses
         sensor_resolution = size
-        camera_controls = {"AfMode": (0, 2, 0), "LensPosition": (0.0, 15.0, 1.0)}
 
         def __init__(self, camera_num=0):
-            pass
+            self.camera_controls = {"AfMode": (0, 2, 0), "LensPosition": (0.0, 15.0, 1.0)}
 
         def create_still_configuration(self, main=None, lores=None, buffer_count=1, queue=True, **kw):
             return {"main": main, "lores": lores}

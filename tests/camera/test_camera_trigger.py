@@ -100,6 +100,15 @@ def test_note_capture_suppresses_the_auto_shot():
     assert run(trig, [hand(table(), 50)] * 3 + still(pile, 3), t0=2.0) == []
 
 
+def test_note_capture_takes_the_full_still():
+    trig = StillSceneTrigger()
+    pile = [(50, 50)]
+    run(trig, still([], 2))
+    full = cv2.resize(table(pile), (W * 10, H * 10 + 3), interpolation=cv2.INTER_NEAREST)  # odd rounding
+    trig.note_capture(full)
+    assert run(trig, [hand(table(), 50)] * 3 + still(pile, 3), t0=2.0) == []
+
+
 def test_timestamps_are_the_only_clock():
     trig = StillSceneTrigger(still_s=5.0)
     frames = still([], 1) + [hand(table(), 40)] + still([(10, 10)], 3)

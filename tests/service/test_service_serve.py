@@ -47,6 +47,17 @@ def test_serve_with_a_bad_config_names_the_key(tmp_path):
     assert "camera.backend: Input should be 'picamera2', 'opencv', 'replay' or 'fake'" in out
 
 
+def test_serve_with_an_unusable_state_dir_says_so(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    config = tmp_path / "tarokcam.toml"
+    config.write_text('[camera]\nbackend = "fake"\n')
+    proc = serve("--config", str(config), "--state-dir", str(blocker / "state"))
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 1
+    assert f"cannot open the database in {blocker / 'state'}" in out
+
+
 # `tarokcam serve` with vision.Recogniser.load swapped for the soak's fixed three-card answer, so this runs
 # before (and independently of) a trained model.
 FAKE_MODEL_SERVE = """
