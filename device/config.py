@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 DEFAULT_CONFIG_PATH = Path("/etc/tarokcam/tarokcam.toml")
 DEFAULT_STATE_DIR = Path("/var/lib/tarokcam")
-# Mirrors scoring.GAMES; checked against it at validation time when scoring is importable.
+# scoring.GAMES's ids, for when scoring is not importable.
 GAME_IDS = ("slovenian", "hungarian", "koenigrufen", "zwanzigerrufen", "strawman", "dappen")
 
 
@@ -96,10 +96,17 @@ class GamesConfig(_Section):
     @field_validator("default_game")
     @classmethod
     def _known_game(cls, value: str) -> str:
-        known = _known_games()
-        if value not in known:
-            raise ValueError(f"unknown game {value!r}; known: {', '.join(known)}")
-        return value
+        """A game id or any of its names ("Königrufen"), stored as the id."""
+        try:
+            from scoring import find_game
+        except ImportError:  # scoring not installed alongside: the contract's ids stand in
+            if value in GAME_IDS:
+                return value
+            raise ValueError(f"unknown game {value!r}; known: {', '.join(GAME_IDS)}") from None
+        try:
+            return find_game(value).id
+        except ValueError as exc:
+            raise ValueError(str(exc)) from None
 
 
 class TriggerConfig(_Section):
@@ -127,14 +134,6 @@ class TarokcamConfig(_Section):
                 node = node[key]
             node[leaf] = value
         return parse_config(data)
-
-
-def _known_games() -> tuple[str, ...]:
-    try:
-        import scoring
-        return tuple(scoring.GAMES)
-    except (ImportError, AttributeError):  # scoring still being written; the contract's list stands in
-        return GAME_IDS
 
 
 def _where(loc: tuple[Any, ...]) -> str:

@@ -52,7 +52,15 @@ def make_det(n: int, seed: int, deck: Deck) -> dict:
         jpgs.append(np.frombuffer(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 94])[1], np.uint8))
         labels.append(det_label_array(labs))
         progress(i, n, t0, "det photos")
-    return {"jpg": np.array(jpgs, dtype=object), "labels": np.array(labels, dtype=object)}
+    return {"jpg": object_array(jpgs), "labels": object_array(labels)}
+
+
+def object_array(items: list) -> np.ndarray:
+    """1-D object array of arrays (np.array would stack equal-length ones into a 2-D array)."""
+    out = np.empty(len(items), dtype=object)
+    for i, item in enumerate(items):
+        out[i] = item
+    return out
 
 
 def jitter_frames(rng: np.random.Generator, center: np.ndarray, up: np.ndarray, height: float, k: int):

@@ -14,6 +14,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 import scoring
@@ -65,15 +66,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--empty", type=int, default=20, help="extra photos with no face-up card")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--faces", type=Path, default=FACES_DIR)
+    ap.add_argument("--cache", type=Path, default=None, help="keep rendered photos here (JPEG q95) and reuse them")
+    ap.add_argument("--render-only", action="store_true", help="fill --cache and stop")
     args = ap.parse_args(argv)
-    deck, rec, game = Deck.load(args.faces), Recogniser.load(args.model), scoring.find_game(args.game)
+    deck, game = Deck.load(args.faces), scoring.find_game(args.game)
+    rec = None if args.render_only else Recogniser.load(args.model)
     rng = np.random.default_rng(args.seed)
     rows, t0, ms = [], time.time(), []
     total = args.n + args.empty
     for i in range(total):
         empty = i >= args.n
-        scene = random_scene(rng, face_up=not empty)
-        img, labels = render(scene, deck, 1.0)
+        scene = random_scene(rng, face_up=not empty)   # drawn even when cached, so photo i is always the same
+        img, labels = photo(args.cache, i, scene, deck)
+        if rec is None:
+            progress(i, total, t0, "rendering")
+            continue
         t = time.perf_counter()
         pred = rec.recognise(img)
         ms.append((time.perf_counter() - t) * 1000)
@@ -86,11 +93,25 @@ def main(argv: list[str] | None = None) -> int:
             row["points_ok"] = False
         rows.append(row)
         progress(i, total, t0, f"eval fn {sum(len(r['fn']) for r in rows)} fp {sum(r['fp'] for r in rows)}")
+    if rec is None:
+        return 0
     summary = summarise(rows, ms)
     print(json.dumps(summary, indent=1))
     if args.json:
         args.json.write_text(json.dumps({"summary": summary, "photos": rows}, indent=1, default=str))
     return 0
+
+
+def photo(cache: Path | None, i: int, scene, deck: Deck):
+    """Render photo i, or load it from the cache folder (photos are slow to render on 2 cores)."""
+    if cache is not None and (cache / f"{i:04d}.json").exists():
+        return cv2.imread(str(cache / f"{i:04d}.jpg"), cv2.IMREAD_COLOR), json.loads((cache / f"{i:04d}.json").read_text())
+    img, labels = render(scene, deck, 1.0)
+    if cache is not None:
+        cache.mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str(cache / f"{i:04d}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 95])
+        (cache / f"{i:04d}.json").write_text(json.dumps(labels))
+    return img, labels
 
 
 def summarise(rows: list[dict], ms: list[float]) -> dict:

@@ -97,7 +97,7 @@ def det_loss(out: torch.Tensor, heat, weight, reg, rmask) -> tuple[torch.Tensor,
     lh = (lpos + lneg) / n_pos
     m = rmask.unsqueeze(1)
     lr = (F.l1_loss(out[:, 1:6] * m, reg * m, reduction="sum")) / n_pos
-    return lh + lr, {"heat": float(lh), "reg": float(lr)}
+    return lh + lr, {"heat": float(lh.detach()), "reg": float(lr.detach())}
 
 
 def train_det(work: Path, steps: int, bs: int, size: int, seed: int, ckpt_every: int, lr: float,

@@ -3,6 +3,7 @@
 A pile proves what a side captured, not what it announced or played into the last trick, so each
 suggestion is a silent, made bonus that the players confirm on the Hand page.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping

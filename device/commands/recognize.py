@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
             failed += 1
             line = {"image": path, "error": str(exc)}
         print(json.dumps(line), flush=True)
-    if game is not None and len(piles) > 1:
+    if game is not None and len(args.images) > 1 and piles:   # both sides' piles of a hand: check the deal
         missing, duplicated = game.missing_and_duplicated(*piles)
         print(json.dumps({"summary": {"game": game.id, "images": len(piles),
                                       "missing": [c.id for c in missing],

@@ -113,13 +113,13 @@ def _exit_cleanly(signum, frame) -> None:
 
 
 def _serve(config) -> int:
+    import sqlite3
+
     import uvicorn
 
     from device.service import TableService
     from device.storage import Store
     from device.web import create_app
-
-    import sqlite3
 
     state_dir = config.storage.state_dir
     try:

@@ -25,7 +25,7 @@ def cut_quad(image: np.ndarray, quad) -> np.ndarray | None:
     if not (np.isfinite(src).all() and w >= 2 and h >= 2):
         return None
     scale = min(1.0, MAX_SIDE / max(w, h))
-    w, h = max(2, int(round(w * scale))), max(2, int(round(h * scale)))
+    w, h = max(2, round(w * scale)), max(2, round(h * scale))
     dst = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], dtype=np.float32)
     matrix = cv2.getPerspectiveTransform(src, dst)
     return cv2.warpPerspective(image, matrix, (w, h), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)

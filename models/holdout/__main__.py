@@ -1,4 +1,4 @@
-"""python -m models.holdout --n 200 --seed 7 --out DIR [--faces DIR] [--sizes 2028x1520,4608x2592] [--empty-share 0.08]
+"""python -m models.holdout --n 200 --seed 7 --out DIR [--faces DIR] [--sizes 2028x1520,4608x2592] [--workers 2]
 
 Writes hold-out photos (JPEG) and one label JSON per photo next to it. Never used for training.
 """
@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
+import os
 import sys
 import time
 from pathlib import Path
@@ -26,6 +28,24 @@ def parse_sizes(text: str) -> list[tuple[int, int]]:
     return sizes
 
 
+_RENDERER: render.HoldoutRenderer | None = None
+
+
+def _init(faces, threads: int) -> None:
+    global _RENDERER
+    if threads:
+        import cv2
+        cv2.setNumThreads(threads)   # one worker per core: cv2's own threads would only fight each other
+    _RENDERER = render.HoldoutRenderer(faces)
+
+
+def _job(job) -> tuple[str, bytes, dict]:
+    seed, i, size, empty = job
+    name = f"holdout_{seed}_{i:05d}.jpg"
+    photo = _RENDERER.render([seed, i], size, empty=empty, name=name)
+    return name, photo.jpeg, photo.label
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m models.holdout", description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=200, help="number of photos")
@@ -36,31 +56,37 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sizes", type=parse_sizes, default=list(render.PI_SIZES),
                     help="comma-separated WxH photo sizes, cycled (default: the Pi camera still sizes)")
     ap.add_argument("--empty-share", type=float, default=render.EMPTY_SHARE,
-                    help="share of photos with no face-up card")
+                    help="share of photos with no face-up card (default %(default)s)")
+    ap.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1),
+                    help="processes (default %(default)s); output does not depend on it")
     args = ap.parse_args(argv)
-    if args.n < 1:
-        ap.error("--n must be at least 1")
+    if args.n < 1 or args.workers < 1 or not 0 <= args.empty_share <= 1:
+        ap.error("--n and --workers must be at least 1, --empty-share within 0-1")
     try:
-        renderer = render.HoldoutRenderer(args.faces)
+        _init(args.faces, 0)   # fail early, in this process, on a bad faces folder
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
+    # photo i depends only on (seed, i): the same whatever --n or --workers is
+    jobs = [(args.seed, i, args.sizes[i % len(args.sizes)], (i * 7919 + args.seed) % 1000 < args.empty_share * 1000)
+            for i in range(args.n)]
     t0 = time.perf_counter()
     empties = cards = 0
-    for i in range(args.n):
-        size = args.sizes[i % len(args.sizes)]
-        name = f"holdout_{args.seed}_{i:05d}.jpg"
-        # each photo has its own stream, so photo i is the same whatever --n is
-        empty = (i * 7919 + args.seed) % 1000 < args.empty_share * 1000
-        photo = renderer.render([args.seed, i], size, empty=empty, name=name)
-        (args.out / name).write_bytes(photo.jpeg)
-        (args.out / name).with_suffix(".json").write_text(json.dumps(photo.label, indent=1))
-        empties += not photo.label["cards"]
-        cards += len(photo.label["cards"])
-        if (i + 1) % 10 == 0 or i + 1 == args.n:
-            rate = (i + 1) / (time.perf_counter() - t0)
-            print(f"{i + 1}/{args.n} photos, {rate:.2f}/s, {cards} cards, {empties} empty", flush=True)
+    pool = multiprocessing.Pool(args.workers, _init, (args.faces, 1)) if args.workers > 1 else None
+    try:
+        results = pool.imap(_job, jobs) if pool else map(_job, jobs)
+        for done, (name, jpeg, label) in enumerate(results, 1):
+            (args.out / name).write_bytes(jpeg)
+            (args.out / name).with_suffix(".json").write_text(json.dumps(label, indent=1))
+            empties += not label["cards"]
+            cards += len(label["cards"])
+            if done % 10 == 0 or done == args.n:
+                rate = done / (time.perf_counter() - t0)
+                print(f"{done}/{args.n} photos, {rate:.2f}/s, {cards} cards, {empties} empty", flush=True)
+    finally:
+        if pool:
+            pool.terminate()
     return 0
 
 

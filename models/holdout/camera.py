@@ -38,6 +38,18 @@ class Camera:
         k = np.array([[f, 0, w / 2 + shift[0]], [0, f, h / 2 + shift[1]], [0, 0, 1.0]])
         return cls(k, np.stack([x_axis, y_axis, axis]), centre, (int(w), int(h)), k1, k2)
 
+    def padded(self, margin: int) -> "Camera":
+        """The same view on a canvas grown by margin px on every side (room for the lens to pull in)."""
+        k = self.k.copy()
+        k[0, 2] += margin
+        k[1, 2] += margin
+        return Camera(k, self.r, self.centre, (self.size[0] + 2 * margin, self.size[1] + 2 * margin), 0.0, 0.0)
+
+    def lens_margin(self, chroma: float = 0.0) -> int:
+        """px the undistortion map reaches outside the photo (barrel distortion samples beyond the frame)."""
+        _, rad = self._norm()
+        return int(math.ceil(rad * (max(0.0, self.k1 + self.k2) + chroma * (1 + self.k1 + self.k2)))) + 3
+
     def project(self, pts: np.ndarray) -> np.ndarray:
         """World mm (N, 3) -> undistorted image px (N, 2)."""
         cam = (np.asarray(pts, float) - self.centre) @ self.r.T

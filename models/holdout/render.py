@@ -26,8 +26,12 @@ EMPTY_SHARE = 0.08
 
 
 def default_faces() -> Path:
-    """models/faces when it holds all 54 faces, else the shared deck."""
-    return MAIN_FACES if len(list(MAIN_FACES.glob("*.png"))) >= 55 else SHARED_FACES
+    """models/faces when it holds every face of its deck.json, else the shared deck."""
+    try:
+        deck = load_deck(MAIN_FACES / "deck.json")
+    except ValueError:
+        return SHARED_FACES
+    return MAIN_FACES if all((MAIN_FACES / f"{c.id}.png").is_file() for c in deck) else SHARED_FACES
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,8 +105,10 @@ class HoldoutRenderer:
         if empty is None:
             empty = bool(rng.random() < EMPTY_SHARE)
         scene = sample_scene(rng, self.deck, size, empty)
-        canvas, light = _Drawing(self, scene, rng).draw()
-        img = _camera_pipeline(rng, canvas, scene.camera)
+        chroma = rng.uniform(0, 0.0015)
+        margin = scene.camera.lens_margin(chroma)
+        canvas, light = _Drawing(self, scene, rng, scene.camera.padded(margin)).draw()
+        img = _camera_pipeline(rng, canvas, scene.camera, margin, chroma)
         quality = int(rng.integers(85, 96))
         label = self._label(scene, name, light)
         sampling = [cv2.IMWRITE_JPEG_SAMPLING_FACTOR_420, cv2.IMWRITE_JPEG_SAMPLING_FACTOR_422,
@@ -166,8 +172,8 @@ def _lift(card: PlacedCard, local: np.ndarray) -> np.ndarray:
 class _Drawing:
     """Draws the scene into a float32 BGR canvas, 0-255 (values above 255 are glare, clipped by the sensor)."""
 
-    def __init__(self, renderer: HoldoutRenderer, scene: Scene, rng: np.random.Generator):
-        self.r, self.scene, self.rng, self.cam = renderer, scene, rng, scene.camera
+    def __init__(self, renderer: HoldoutRenderer, scene: Scene, rng: np.random.Generator, cam):
+        self.r, self.scene, self.rng, self.cam = renderer, scene, rng, cam
         w, h = self.cam.size
         self.w, self.h = w, h
         d = rng.uniform(0, 2 * math.pi)
@@ -176,7 +182,7 @@ class _Drawing:
         self.shadow_mm = rng.uniform(0.3, 1.6)
         self.shadow_blur_mm = rng.uniform(0.4, 2.0)
         self.shadow_strength = rng.uniform(0.2, 0.5)
-        self.edge_col = np.array([rng.uniform(150, 230)] * 3, np.float32) * [0.97, 1.0, 1.0]
+        self.edge_grey = rng.uniform(150, 230)
 
     def draw(self) -> tuple[np.ndarray, dict]:
         canvas = self._cloth()
@@ -214,14 +220,18 @@ class _Drawing:
             card = PlacedCard("back", "none", c.pose, -0.1, (rng.normal(0, 0.5), 0.0))
             self._paste(canvas, self.r.back, card, np.ones(3) * rng.uniform(0.9, 1.05))
             return
-        make = {"coin": textures.coin, "pencil": textures.pencil, "score_pad": textures.score_pad}[c.kind]
-        pm, ppm, _ = make(rng)
+        wmm, hmm = c.size_mm
+        if c.kind == "coin":
+            pm, ppm = textures.coin(rng, wmm)
+        elif c.kind == "pencil":
+            pm, ppm = textures.pencil(rng, wmm, hmm)
+        else:
+            pm, ppm = textures.score_pad(rng, wmm, hmm)
         sprite = Sprite.premultiplied(pm, ppm)
-        hmm, wmm = pm.shape[0] / ppm, pm.shape[1] / ppm
-        # the sprites' own sizes win over the sampled footprint (they were drawn from the same ranges)
+        size = (pm.shape[1] / ppm, pm.shape[0] / ppm)   # whole sprite pixels: within a pixel of size_mm
         z = -1.0 if c.kind != "score_pad" else -0.5
         self._paste(canvas, sprite, PlacedCard(c.kind, "none", c.pose, z, (0.0, 0.0)), np.ones(3),
-                    size_mm=(wmm, hmm), shadow_scale=3.0 if c.kind != "score_pad" else 1.0)
+                    size_mm=size, shadow_scale=3.0 if c.kind != "score_pad" else 1.0)
 
     def _paste(self, canvas: np.ndarray, sprite: Sprite, card: PlacedCard, tint: np.ndarray,
                size_mm=(CARD_W, CARD_H), shadow_scale: float = 1.0) -> None:
@@ -250,12 +260,12 @@ class _Drawing:
         else:
             warped = cv2.warpPerspective(img, shift @ hom, size, flags=cv2.INTER_LINEAR,
                                          borderMode=cv2.BORDER_CONSTANT)
+        # cv2 arithmetic throughout: numpy broadcasting over a 3-wide last axis is ~10x slower here
         a = warped[..., 3].astype(np.float32) * (1 / 255)
-        gain = tint.astype(np.float32)
+        col = cv2.multiply(cv2.cvtColor(warped, cv2.COLOR_BGRA2BGR), (*map(float, tint), 0.0), dtype=cv2.CV_32F)
         if curled:   # a bent card tilts towards or away from the lamp
-            shade = 1 - 3 * card.curl[0] * u / (CARD_W / 2) ** 2 * self.shadow_dir[0]
-            gain = shade.astype(np.float32)[..., None] * gain
-        col = warped[..., :3] * gain
+            shade = (1 - 3 * card.curl[0] * u / (CARD_W / 2) ** 2 * self.shadow_dir[0]).astype(np.float32)
+            col = cv2.multiply(col, cv2.merge([shade] * 3))
         sa = cv2.stackBlur(a, (2 * int(blur) + 1, 2 * int(blur) + 1))
         sa = cv2.warpAffine(sa, np.float32([[1, 0, off[0]], [0, 1, off[1]]]), size)
         # the card's thickness: its cut edge shows as a thin rim on the side away from the lamp
@@ -265,10 +275,10 @@ class _Drawing:
         cover = 1 - a
         keep = (1 - self.shadow_strength * sa) * (1 - ea) * cover
         ea *= cover
-        col += ea[..., None] * self.edge_col
+        col = cv2.scaleAdd(cv2.merge([ea] * 3), self.edge_grey, col)
         region = canvas[y0:y1, x0:x1]
-        region *= keep[..., None]
-        region += col
+        cv2.multiply(region, cv2.merge([keep] * 3), dst=region)
+        cv2.add(region, col, dst=region)
 
     def _curl_warp(self, img, ppm, card, hom, size, x0, y0, wmm, hmm):
         """Mesh warp of a bent card: one fixed-point step from the flat homography, on an 8 px grid."""
@@ -306,9 +316,8 @@ class _Drawing:
                         rng.uniform(0, 180), 0, 360, 1.0, -1)
             shadow = cv2.GaussianBlur(shadow, (0, 0), rng.uniform(2, 8))
             field *= 1 - rng.uniform(0.15, 0.45) * shadow
-        full = cv2.resize(field, (w, h), interpolation=cv2.INTER_CUBIC)
-        canvas *= full[..., None]
-        canvas *= gains
+        full = cv2.resize(field.astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC)
+        cv2.multiply(canvas, cv2.merge([full * float(g) for g in gains]), dst=canvas)
         glare = None
         if rng.random() < 0.6:
             gx, gy = rng.uniform(0.1, 0.9) * w, rng.uniform(0.1, 0.9) * h
@@ -322,8 +331,10 @@ class _Drawing:
             if x1 > x0 and y1 > y0:
                 px = np.exp(-0.5 * ((np.arange(x0, x1) - gx) / sx) ** 2).astype(np.float32)
                 py = np.exp(-0.5 * ((np.arange(y0, y1) - gy) / sy) ** 2).astype(np.float32)
-                blob = np.outer(py, px) ** rng.uniform(0.6, 1.5)
-                canvas[y0:y1, x0:x1] += (peak * blob)[..., None] * (gains / gains.max())
+                blob = (np.outer(py, px) ** rng.uniform(0.6, 1.5)).astype(np.float32)
+                tinted = cv2.merge([(peak * float(g) / gains.max()) * blob for g in gains])
+                region = canvas[y0:y1, x0:x1]
+                cv2.add(region, tinted.astype(np.float32), dst=region)
                 glare = [round(float(gx), 1), round(float(gy), 1)]
         return {"kelvin": round(kelvin), "glare": glare, "cloth": self.cloth_kind}
 
@@ -331,9 +342,10 @@ class _Drawing:
 EDGE_MM = 0.12   # the part of a 0.3 mm card edge that a camera tilted up to 15 degrees sees
 
 
-def _camera_pipeline(rng: np.random.Generator, canvas: np.ndarray, cam) -> np.ndarray:
-    """Lens, blur, sensor and ISP: (H, W, 3) float32 BGR scene -> (H, W, 3) uint8 BGR photo."""
-    h, w = canvas.shape[:2]
+def _camera_pipeline(rng: np.random.Generator, canvas: np.ndarray, cam, margin: int, chroma: float) -> np.ndarray:
+    """Lens, blur, sensor and ISP: (H + 2m, W + 2m, 3) float32 BGR scene, rendered margin px beyond the photo on
+    every side -> (H, W, 3) uint8 BGR photo."""
+    w, h = cam.size
     sigma = rng.uniform(0.0, 1.3) * max(1.0, w / 2028)
     motion = rng.uniform(0, 4.0) if rng.random() < 0.4 else 0.0
     kern = None
@@ -345,13 +357,18 @@ def _camera_pipeline(rng: np.random.Generator, canvas: np.ndarray, cam) -> np.nd
         cv2.line(kern, tuple(int(round(v)) for v in (k // 2 - d[0], k // 2 - d[1])),
                  tuple(int(round(v)) for v in (k // 2 + d[0], k // 2 + d[1])), 1.0, 1, cv2.LINE_AA)
         kern /= kern.sum()
-    chroma = rng.uniform(0, 0.0015)
     # Bayer sensor (R G / G B): each photosite keeps one colour of the lens image.
     bayer = np.empty((h, w), np.float32)
     planes = cv2.split(canvas)
     sites = {2: ((0, 0),), 1: ((0, 1), (1, 0)), 0: ((1, 1),)}
+    base_x, base_y = cam.undistort_map()
+    cx, cy = w / 2 + margin, h / 2 + margin
+    base_x += margin
+    base_y += margin
     for c, scale in ((0, 1 - chroma), (1, 1.0), (2, 1 + chroma)):   # B, G, R: red lands farthest out
-        mx, my = cam.undistort_map(scale)
+        # magnify about the photo centre: map * scale + centre * (1 - scale)
+        mx = cv2.addWeighted(base_x, scale, base_x, 0.0, cx * (1 - scale))
+        my = cv2.addWeighted(base_y, scale, base_y, 0.0, cy * (1 - scale))
         chan = cv2.remap(planes[c], mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
         if kern is not None:
             chan = cv2.filter2D(chan, -1, kern)

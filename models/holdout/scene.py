@@ -101,8 +101,8 @@ def _fit_camera(rng, pts: np.ndarray, size, empty: bool) -> Camera | None:
         roll = rng.uniform(0, 360)
     tilt, azim = rng.uniform(0, 15), rng.uniform(0, 360)
     focal = rng.uniform(0.75, 1.3)
-    # barrel only (as the Pi lenses): the undistortion map then samples inside the rendered frame
-    k1, k2 = rng.uniform(-0.09, 0.0), rng.uniform(-0.01, 0.0)
+    # mostly barrel (k1 > 0 here: a photo pixel samples farther out), as the Pi camera lenses
+    k1, k2 = rng.uniform(-0.03, 0.08), rng.uniform(-0.01, 0.01)
     shift = rng.normal(0, 0.01 * w, 2)
     margin = 0.03 * min(w, h)
     for _ in range(10):
@@ -115,16 +115,18 @@ def _fit_camera(rng, pts: np.ndarray, size, empty: bool) -> Camera | None:
         fit = min((w - 2 * margin) / (x1 - x0), (h - 2 * margin) / (y1 - y0))
         inside = x0 >= margin and y0 >= margin and x1 <= w - margin and y1 <= h - margin
         widths = np.hypot(*(img[1::4] - img[0::4]).T)
-        if inside and widths.min() >= MIN_CARD_PX * 0.97 and widths.max() <= MAX_CARD_PX * 1.03:
+        if inside and widths.min() >= MIN_CARD_PX and widths.max() <= MAX_CARD_PX:
             return cam
         if fit < 1:
             ppm *= fit * 0.97
         elif widths.max() > MAX_CARD_PX:
             ppm *= MAX_CARD_PX / widths.max() * 0.98
+        elif widths.min() < MIN_CARD_PX:   # the far side of a tilted view shrinks
+            ppm *= MIN_CARD_PX / widths.min() * 1.02
         # re-aim at the middle of the piles as the camera sees them
         seen = cam.project_flat(pts)
         centre = cam.to_table((seen.min(0, keepdims=True) + seen.max(0, keepdims=True)) / 2)[0]
-        if ppm < lo * 0.97:
+        if ppm < lo:
             return None
     return None
 

@@ -29,6 +29,12 @@ def noise(rng, shape, cell_px: float, octaves: int = 3) -> np.ndarray:
     return out / total
 
 
+def scale3(img: np.ndarray, factor: np.ndarray) -> np.ndarray:
+    """img (H, W, 3) float32 *= factor (H, W), in place; cv2 is ~10x faster than numpy's [..., None] broadcast."""
+    f = factor.astype(np.float32)
+    return cv2.multiply(img, cv2.merge([f, f, f]), dst=img)
+
+
 def _axis(shape, angle_deg: float) -> tuple[np.ndarray, np.ndarray]:
     """Pixel coordinates turned by angle: along and across, (H, W) float32 each."""
     h, w = shape
@@ -63,8 +69,7 @@ def cloth(rng: np.random.Generator, kind: str, shape: tuple[int, int], px_per_mm
     if kind == "felt":
         base = _palette(rng, 1)[0] * rng.uniform(0.4, 0.9)
         img = np.broadcast_to(base, (h, w, 3)).copy()
-        img *= (1 + 0.07 * noise(rng, shape, 25 * px_per_mm))[..., None]
-        img += 9 * noise(rng, shape, 1.2, 1)[..., None]         # fibres
+        scale3(img, 1 + 0.07 * noise(rng, shape, 25 * px_per_mm) + 0.05 * noise(rng, shape, 1.2, 1))   # fibres
     elif kind == "wood":
         along, across = _axis(shape, rng.uniform(0, 180))
         plank = rng.uniform(70, 180) * px_per_mm
@@ -74,8 +79,9 @@ def cloth(rng: np.random.Generator, kind: str, shape: tuple[int, int], px_per_mm
         grain = 0.5 + 0.5 * np.sign(rings) * np.abs(rings) ** 0.6
         light = np.array([rng.uniform(90, 150), rng.uniform(140, 190), rng.uniform(180, 225)], np.float32)
         dark = light * rng.uniform(0.45, 0.7)
-        img = dark + (light - dark) * grain[..., None]
-        img *= (1 + 0.08 * np.sin(idx * 2.3))[..., None]        # each plank a slightly different board
+        g = grain.astype(np.float32)
+        img = cv2.merge([dark[c] + (light[c] - dark[c]) * g for c in range(3)])
+        scale3(img, 1 + 0.08 * np.sin(idx * 2.3))        # each plank a slightly different board
         seam = np.abs(across - (idx + 1) * plank) < max(1.0, 0.7 * px_per_mm)
         img[seam] *= 0.45
     elif kind in ("checks", "stripes"):
@@ -88,12 +94,12 @@ def cloth(rng: np.random.Generator, kind: str, shape: tuple[int, int], px_per_mm
         if kind == "checks":
             img = 0.5 * (img + prof[(along.astype(np.int64)) % period])
         twill = np.sin((along + across) * (2.2 / max(px_per_mm, 0.5)))
-        img *= (1 + 0.04 * twill)[..., None]
+        scale3(img, 1 + 0.04 * twill)
     elif kind == "paisley":
         img = _paisley(rng, shape, px_per_mm)
     else:
         raise ValueError(f"unknown cloth {kind!r}; known: {', '.join(CLOTHS)}")
-    img *= (1 + 0.05 * noise(rng, shape, 8 * px_per_mm, 2))[..., None]
+    scale3(img, 1 + 0.05 * noise(rng, shape, 8 * px_per_mm, 2))
     return np.clip(img, 0, 255).astype(np.float32)
 
 
@@ -103,7 +109,7 @@ def _paisley(rng, shape, ppm) -> np.ndarray:
     pal = _palette(rng, 4)
     img = np.empty((h, w, 3), np.float32)
     img[:] = pal[0] * 0.8
-    img *= (1 + 0.15 * noise(rng, shape, 20 * ppm))[..., None]
+    scale3(img, 1 + 0.15 * noise(rng, shape, 20 * ppm))
     n = int(h * w / (55 * ppm) ** 2 * 1.6) + 1
     for _ in range(min(n, 400)):
         cx, cy = rng.uniform(0, w), rng.uniform(0, h)
@@ -128,9 +134,8 @@ def _premultiply(bgr: np.ndarray, alpha: np.ndarray) -> np.ndarray:
     return np.dstack([np.clip(bgr * a, 0, 255), a * 255]).astype(np.uint8)
 
 
-def coin(rng, ppm: float = 8.0) -> tuple[np.ndarray, float, float]:
-    """A metal coin: (sprite, px_per_mm, diameter mm)."""
-    dia = rng.uniform(16, 28)
+def coin(rng, dia: float, ppm: float = 8.0) -> tuple[np.ndarray, float]:
+    """A metal coin dia mm across: (sprite, px_per_mm)."""
     n = int(dia * ppm) + 4
     ys, xs = np.mgrid[0:n, 0:n].astype(np.float32)
     r = np.hypot(xs - n / 2, ys - n / 2) / (dia * ppm / 2)
@@ -140,12 +145,11 @@ def coin(rng, ppm: float = 8.0) -> tuple[np.ndarray, float, float]:
     rim = 1 + 0.25 * np.exp(-((r - 0.9) / 0.04) ** 2)
     bgr = metal * (light * relief * rim)[..., None]
     alpha = np.clip((1 - r) * dia * ppm / 2 + 0.5, 0, 1)
-    return _premultiply(bgr, alpha), ppm, dia
+    return _premultiply(bgr, alpha), ppm
 
 
-def pencil(rng, ppm: float = 6.0) -> tuple[np.ndarray, float, tuple[float, float]]:
-    """A hexagonal pencil, lying along x: (sprite, px_per_mm, (length, width) mm)."""
-    length, width = rng.uniform(110, 180), 7.0
+def pencil(rng, length: float, width: float, ppm: float = 6.0) -> tuple[np.ndarray, float]:
+    """A hexagonal pencil lying along x, length x width mm: (sprite, px_per_mm)."""
     h, w = int(width * ppm), int(length * ppm)
     body = np.array([[30, 200, 240], [40, 40, 190], [60, 130, 40], [170, 90, 30]], np.float32)[rng.integers(4)]
     facets = np.array([0.7, 1.0, 1.15, 0.85])[np.minimum((np.arange(h) * 4) // h, 3)]
@@ -160,12 +164,11 @@ def pencil(rng, ppm: float = 6.0) -> tuple[np.ndarray, float, tuple[float, float
     ferrule, eraser = int(w - 14 * ppm), int(w - 8 * ppm)
     img[:, ferrule:eraser] = np.array([170, 175, 180]) * facets[:, None, None]
     img[:, eraser:] = np.array([150, 140, 230]) * facets[:, None, None]
-    return _premultiply(img, alpha), ppm, (length, width)
+    return _premultiply(img, alpha), ppm
 
 
-def score_pad(rng, ppm: float = 5.0) -> tuple[np.ndarray, float, tuple[float, float]]:
-    """The score pad: ruled paper with columns of handwriting-like scribbles, (sprite, px_per_mm, (w, h) mm)."""
-    wmm, hmm = rng.uniform(90, 150), rng.uniform(130, 210)
+def score_pad(rng, wmm: float, hmm: float, ppm: float = 5.0) -> tuple[np.ndarray, float]:
+    """The score pad, wmm x hmm: ruled paper with columns of handwriting-like scribbles, (sprite, px_per_mm)."""
     w, h = int(wmm * ppm), int(hmm * ppm)
     paper = np.array([rng.uniform(215, 245), rng.uniform(230, 250), rng.uniform(235, 252)], np.float32)
     img = np.empty((h, w, 3), np.float32)
@@ -182,7 +185,7 @@ def score_pad(rng, ppm: float = 5.0) -> tuple[np.ndarray, float, tuple[float, fl
                 continue
             x = col * w * 0.5 + rng.uniform(2, 8) * ppm
             _scribble(rng, img, x, y - 1.5 * ppm, rng.uniform(10, 35) * ppm, line_gap * 0.45, ink, ppm)
-    return _premultiply(img, np.ones((h, w), np.float32)), ppm, (wmm, hmm)
+    return _premultiply(img, np.ones((h, w), np.float32)), ppm
 
 
 def _scribble(rng, img, x0, base, length, height, ink, ppm):

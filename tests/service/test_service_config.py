@@ -60,7 +60,7 @@ def test_config_is_frozen():
     ({"camera": {"backend": "replay"}}, "camera: backend 'replay' needs replay_folder"),
     ({"camera": {"resolution": [2028, "tall"]}}, "camera.resolution[1]: Input should be a valid integer"),
     ({"storage": {"photo_retention_days": 0}}, "storage.photo_retention_days: Input should be greater than"),
-    ({"games": {"default_game": "skat"}}, "games.default_game: unknown game 'skat'; known: "),
+    ({"games": {"default_game": "skat"}}, "games.default_game: unknown game 'skat'; known"),
     ({"games": {"scoring_system": "fancy"}}, "games.scoring_system: Input should be 'simplified' or 'traditional'"),
     ({"trigger": {"gpio_pin": 40}}, "trigger.gpio_pin: Input should be less than or equal to 27"),
 ])
@@ -69,6 +69,10 @@ def test_bad_values_name_the_key(data, line):
         parse_config(data)
     assert len(caught.value.problems) == 1
     assert caught.value.problems[0].startswith(line)
+
+
+def test_games_are_named_as_players_name_them():
+    assert parse_config({"games": {"default_game": "Königrufen"}}).games.default_game == "koenigrufen"
 
 
 def test_every_problem_gets_its_own_line():

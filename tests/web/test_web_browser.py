@@ -124,6 +124,14 @@ def test_capture_correct_enter_hand_and_read_the_sheet(server, browser):
 
     browser.find_element(By.ID, "enter-hand").click()
     wait.until(ec.presence_of_element_located((By.ID, "hand-form")))
+    browser.find_element(By.CSS_SELECTOR, "#more summary").click()  # open Moon and Dodge Round too
+    small = browser.execute_script(
+        """return [...document.querySelectorAll('#hand-form select, #hand-form button, #hand-form label.check,'
+            + ' #hand-form label.choice, #hand-form input:not([type=hidden]):not([type=checkbox]):not([type=radio])')]
+          .filter(e => e.offsetParent !== null && e.getBoundingClientRect().height < 44)
+          .map(e => e.name || e.id || e.textContent.trim().slice(0, 30));"""
+    )
+    assert small == []  # touch targets, the game's own fields included
     Select(browser.find_element(By.ID, "declarer")).select_by_visible_text("Ana")
     Select(browser.find_element(By.ID, "partner")).select_by_visible_text("Cene")
     Select(browser.find_element(By.ID, "contract")).select_by_value("three")

@@ -87,6 +87,8 @@ def test_the_rest_is_theirs(player, table):
     assert piles["sides"]["defenders"]["cards"] == [c for c in deck if c not in ("T1", "T21", "SKUS", "HK")]
     assert piles["check"] == {"missing": [], "duplicated": [], "foreign": []}
     assert {"bonus": "trull", "side": "declarer", "announced": False, "made": True} in piles["suggestions"]
+    trull = dict(scoring.find_game("slovenian").bonuses)["trull"]
+    assert f"From the piles: {trull} (declarer)" in player.get("/capture?rest=1").text
     total = Fraction(piles["sides"]["declarer"]["points"]) + scoring.parse_points(
         piles["sides"]["defenders"]["points"]
     )
@@ -282,6 +284,7 @@ def test_settings_show_the_controller_status(anon, table):
     table[2].fail = "lens cap on"
     page = anon.get("/settings").text
     assert "lens cap on" in page and "needs attention" in page
+    assert "Stand-in" not in page and 'id="option_quick"' in page  # the evening's game options
 
 
 def test_radli_carry_into_later_hands_and_show_on_the_sheet(player, table):

@@ -12,6 +12,7 @@ from device.web import piles
 from device.web import scoring_adapter as rules
 from device.web.deps import Ctx, Evening, WebContext, render, require_write
 from device.web.evening import score_at, scored_hand
+from scoring import HandFormatError
 
 router = APIRouter(tags=["hands"])
 
@@ -60,7 +61,7 @@ def _form(
         action=action,
         hand_id=hand_id,
         bonus_map={b["bonus"]: b for b in hand.get("bonuses") or []},
-        kontra_levels=rules.KONTRA_LEVELS,
+        talon=TALON,
         error=error,
         field=field,
     )
@@ -72,6 +73,7 @@ async def create_hand_form(request: Request, c: Ctx, session: Evening):
     view = piles.piles_view(c.store, session, form.get("rest") == "1")
     hand, captures = _hand_from_form(form, session, view)
     try:
+        check_form(hand, session)
         result = score_at(c.store, session, hand)
     except rules.HAND_ERRORS as exc:
         return _form(
@@ -96,6 +98,7 @@ async def update_hand_form(request: Request, hand_id: int, c: Ctx):
     form = await request.form()
     hand, _ = _hand_from_form(form, session, None, previous=stored["hand"])
     try:
+        check_form(hand, session)
         result = score_at(c.store, session, hand, _position(c, session, hand_id))
     except rules.HAND_ERRORS as exc:
         return _form(
@@ -135,21 +138,25 @@ def hand_page(request: Request, hand_id: int, c: Ctx, system: str | None = None,
         game=rules.game(session["game"]),
         system=system,
         number=number,
-        other=[s for s in rules.SYSTEMS if s != system][0],
+        other=next(s for s in rules.SYSTEMS if s != system),
         saved=saved,
     )
 
 
 def _hand_from_form(form, session: dict, view: dict | None, previous: dict | None = None):
-    """The hand dict (CONTRACTS.md) from the form's fields, and the captures it was counted from."""
+    """The hand dict (CONTRACTS.md, the game's schema) from the form's fields, and the captures it was
+    counted from. Takes what was entered as it stands, so a refused form comes back filled in;
+    `check_form` and the scorer judge it."""
     game = rules.game(session["game"])
+    players = list(session["players"])
     hand: dict = {
         "game": session["game"],
-        "players": list(session["players"]),
+        "players": players,
         "declarer": form.get("declarer") or None,
-        "partner": form.get("partner") or None,
         "contract": form.get("contract") or None,
     }
+    if game.has("partner"):
+        hand["partner"] = form.get("partner") or None
     captures: dict[str, int | None] = {}
     if (
         form.get("points_source") == "piles"
@@ -160,8 +167,8 @@ def _hand_from_form(form, session: dict, view: dict | None, previous: dict | Non
         captures = {s: (view["sides"][s]["capture"] or {}).get("id") for s in SIDES}
     elif form.get("points_source") == "kept" and previous and "piles" in previous:
         hand["piles"] = previous["piles"]  # editing a hand counted from photos keeps its piles
-    else:
-        hand["card_points"] = (form.get("card_points") or "").strip() or None
+    elif str(form.get("card_points") or "").strip():
+        hand["card_points"] = str(form.get("card_points")).strip()
     kontra = {"contract": _level(form.get("kontra_contract"))}
     bonuses = []
     for bonus, _name in game.bonuses:
@@ -177,44 +184,82 @@ def _hand_from_form(form, session: dict, view: dict | None, previous: dict | Non
             )
             kontra[bonus] = _level(form.get(f"kontra_{bonus}"))
     hand["bonuses"] = bonuses
-    hand["kontra"] = {k: v for k, v in kontra.items() if v != 1}
-    hand["moon_lost_by"] = form.get("moon_lost_by") or None
-    if form.get("won") in ("won", "lost"):
-        hand[rules.result_field(session["game"])] = form.get("won") == "won"
+    if game.form.kontra:
+        hand["kontra"] = {k: v for k, v in kontra.items() if v != 1}
+    if game.has("won") and form.get("won") in ("won", "lost"):
+        hand["won"] = form.get("won") == "won"
     last_trick = {}
     pagat = str(form.get("last_pagat") or "")
-    if pagat.count("_") == 1:
+    if "pagat" in game.form.last_trick and pagat.count("_") == 1:
         side, outcome = pagat.split("_")
         last_trick["pagat"] = {"side": side, "won": outcome == "won"}
-    if form.get("last_called_king") in ("won", "lost"):
-        last_trick["called_king"] = {"won": form.get("last_called_king") == "won"}
+    if "called_king" in game.form.last_trick and form.get("last_called_king") in ("won", "lost"):
+        last_trick["called_king"] = {"side": "declarer", "won": form.get("last_called_king") == "won"}
     if last_trick:
         hand["last_trick"] = last_trick
-    dodge = {
-        name: {"card_points": str(form.get(f"dodge_{i}")).strip()}
-        for i, name in enumerate(session["players"])
-        if str(form.get(f"dodge_{i}") or "").strip()
-    }
-    if dodge:
-        hand["dodge_round"] = dodge
-    declarations = {}
-    for i, name in enumerate(session["players"]):
-        value = form.get(f"tarok_{i}")
-        if value in ("8", "9"):
-            declarations[name] = int(value)
-    if declarations:
-        hand["tarok_declarations"] = declarations
+    for key in ("moon_lost_by", "dealer", "dodge_round_loser", "dodge_round_winner", "challenger", "march"):
+        if game.has(key) and form.get(key):
+            hand[key] = form.get(key)
+    if game.has("skus_dealt_to") and form.get("skus_dealt_to"):
+        # the key's presence says the Skus round was noted; null: the Skus lay in the talon
+        value = form.get("skus_dealt_to")
+        hand["skus_dealt_to"] = None if value == TALON and value not in players else value
+    for key in ("compulsory", "trial_three_failed", "instant_win"):
+        if game.has(key) and form.get(key) == "on":
+            hand[key] = True
+    if game.has("dodge_round"):
+        dodge = {
+            name: {"card_points": str(form.get(f"dodge_{i}")).strip()}
+            for i, name in enumerate(players)
+            if str(form.get(f"dodge_{i}") or "").strip()
+        }
+        if dodge:
+            hand["dodge_round"] = dodge
+    if game.has("tarok_declarations"):
+        declarations = {
+            name: int(form.get(f"tarok_{i}"))
+            for i, name in enumerate(players)
+            if form.get(f"tarok_{i}") in ("8", "9")
+        }
+        if declarations:
+            hand["tarok_declarations"] = declarations
     return hand, captures
 
 
-def _level(value) -> int:
+TALON = "~talon"  # skus_dealt_to: the Skus lay in the talon
+PLAYER_FIELDS = (
+    "declarer",
+    "partner",
+    "moon_lost_by",
+    "dealer",
+    "skus_dealt_to",
+    "dodge_round_loser",
+    "dodge_round_winner",
+    "challenger",
+)
+
+
+def check_form(hand: dict, session: dict) -> None:
+    """What only a tampered form can get wrong, before the scorer sees it: players and kontra levels."""
+    game = rules.game(session["game"])
+    for key in PLAYER_FIELDS:
+        if hand.get(key) is not None and hand[key] not in session["players"]:
+            raise HandFormatError(
+                key, f"{hand[key]!r} is not a player; players: {', '.join(session['players'])}"
+            )
+    if hand.get("march") not in (None, *SIDES):
+        raise HandFormatError("march", f"expected one of {', '.join(SIDES)}")
+    for item, level in (hand.get("kontra") or {}).items():
+        if level not in game.form.kontra:
+            raise HandFormatError(f"kontra.{item}", f"expected one of {game.form.kontra}, got {level!r}")
+
+
+def _level(value) -> int | str:
+    """A kontra select's level; anything else is kept as entered for `check_form` to name."""
     try:
-        level = int(value or 1)
+        return int(value or 1)
     except ValueError:
-        level = 0
-    if level not in rules.KONTRA_LEVELS:
-        raise HTTPException(422, f"kontra: expected one of {rules.KONTRA_LEVELS}, got {value!r}")
-    return level
+        return str(value)
 
 
 # -- JSON API ---------------------------------------------------------------------------------

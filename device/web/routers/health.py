@@ -18,7 +18,7 @@ def all_ok(status: dict) -> bool:
 def healthz(c: Ctx):
     try:
         status = c.controller.status()
-    except Exception as exc:  # a broken controller is exactly what the health check must report
+    except Exception as exc:  # noqa: BLE001 -- a broken controller is exactly what the health check must report
         status = {"controller": {"ok": False, "message": f"{type(exc).__name__}: {exc}"}}
     status = {**status, "web_store": {"ok": c.store.integrity_ok()}}
     return JSONResponse(status, status_code=200 if all_ok(status) else 503)

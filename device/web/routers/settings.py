@@ -33,7 +33,7 @@ def _page(
 ):
     try:
         status = c.controller.status()
-    except Exception as exc:  # the page must still open to show what is wrong
+    except Exception as exc:  # noqa: BLE001 -- the page must still open to show what is wrong
         status = {"controller": {"ok": False, "message": f"{type(exc).__name__}: {exc}"}}
     return render(
         request,
@@ -44,8 +44,10 @@ def _page(
         systems=rules.SYSTEMS,
         status=status,
         status_ok=all_ok(status),
-        tariffs_text="\n".join(f"{k} = {v}" for k, v in _flatten(session["tariffs"])),
-        fallbacks=rules.fallbacks(),
+        game=rules.game(session["game"]),
+        tariffs_text="\n".join(
+            f"{k} = {v}" for k, v in _flatten(session["tariffs"]) if k not in _option_keys(session["game"])
+        ),
         error=error,
         field=field,
         hands_played=len(c.store.hands(session["id"])),
@@ -84,6 +86,7 @@ def parse_settings(form) -> dict:
             if not isinstance(node, dict):
                 raise SettingsError("tariffs", f"line {n}: {key.strip()} mixes a value and a group")
         node[leaf] = _number(value.strip())
+    _apply_options(form, game, tariffs)
     return {
         "game": game.id,
         "players": players,
@@ -91,6 +94,22 @@ def parse_settings(form) -> dict:
         "tariffs": tariffs,
         "name": str(form.get("name", "")).strip()[:80],
     }
+
+
+def _option_keys(game_id: str) -> set[str]:
+    return {key for key, _ in rules.game(game_id).options}
+
+
+def _apply_options(form, game: rules.GameView, options: dict) -> None:
+    """The evening's option boxes of the game in play. The page shows the boxes of the game the evening
+    plays (`options_for`); a box it showed decides, ticked or not, over a line in the text."""
+    if form.get("options_for") != game.id:
+        return
+    for key, _label in game.options:
+        if form.get(f"option_{key}") == "on":
+            options[key] = True
+        else:
+            options.pop(key, None)
 
 
 def _number(text: str):

@@ -31,7 +31,7 @@ def sheet_page(request: Request, c: Ctx, session: Evening, system: str | None = 
         sheet=sheet,
         game=rules.game(session["game"]),
         chart=chart.totals_chart(session["players"], sheet["rows"]),
-        other=[s for s in rules.SYSTEMS if s != system][0],
+        other=next(s for s in rules.SYSTEMS if s != system),
     )
 
 

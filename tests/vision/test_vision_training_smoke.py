@@ -1,0 +1,40 @@
+"""The training pipeline runs end to end on a tiny set: generate, train one step each, export, load with vision."""
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+
+@pytest.mark.slow   # ~20 s alone, over a minute on a busy 2-core machine
+def test_generate_train_export_load(tmp_path):
+    from models import export, train
+    from vision import Recogniser
+
+    work = tmp_path / "work"
+    assert train.main(["--work", str(work), "--det-photos", "1", "--cls-photos", "1", "--det-steps", "1",
+                       "--cls-epochs", "1", "--det-batch", "2", "--det-size", "128", "--threads", "1"]) == 0
+    assert (work / "det.pt").exists() and (work / "cls.pt").exists()
+    out = tmp_path / "release"
+    assert export.main(["--work", str(work), "--out", str(out)]) == 0
+    manifest = json.loads((out / "model.json").read_text())
+    assert set(manifest["sha256"]) == {"detector.onnx", "classifier.onnx", "labels.txt"}
+    rec = Recogniser.load(out)
+    assert len(rec.labels) == 55
+    rec.recognise(np.full((300, 400, 3), 90, np.uint8))      # an untrained model runs, whatever it reads
+
+
+def test_generator_labels_the_index_of_each_face_up_card():
+    from models.synth import Deck, random_scene, render
+
+    deck = Deck.load()
+    scene = random_scene(np.random.default_rng(5), n_cards=8, size=(1640, 1232))
+    img, labels = render(scene, deck, 0.5)
+    assert img.shape == (616, 820, 3) and img.dtype == np.uint8
+    assert {lab["card"] for lab in labels} == {deck.ids[c.index] for c in scene.cards if c.index >= 0}
+    assert len(labels) == 2 * 8                      # both printed indices of every card, with visibility
+    assert all(0 <= lab["visible"] <= 1 for lab in labels)
+    assert max(lab["visible"] for lab in labels) > 0.9   # the top card is fully visible
+    for lab in labels:   # index height: 44.5 mm at the scene's scale, within the camera tilt
+        assert lab["height"] == pytest.approx(44.5 * scene.ppm * 0.5, rel=0.3)
