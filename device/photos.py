@@ -56,6 +56,7 @@ def save_photo(photos_dir: Path, image: np.ndarray, when: datetime | None = None
     rel = f"{when:%Y-%m-%d}/{when:%H%M%S-%f}.jpg"
     final = photos_dir / rel
     tmp = final.with_name(f"{TMP_PREFIX}{final.name}")
+    replaced = False
     try:
         final.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o640)
@@ -67,9 +68,12 @@ def save_photo(photos_dir: Path, image: np.ndarray, when: datetime | None = None
         finally:
             os.close(fd)
         os.replace(tmp, final)
+        replaced = True
         _fsync_dir(final.parent)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
+        if replaced:  # renamed but not durable: the caller stores no row for it, so it must not stay
+            final.unlink(missing_ok=True)
         reason = "disk full" if exc.errno in (errno.ENOSPC, errno.EDQUOT) else (exc.strerror or str(exc))
         raise PhotoSaveError(exc.errno or errno.EIO, f"cannot save photo {rel}: {reason}") from exc
     return rel

@@ -1,10 +1,10 @@
 """The table service: camera, trigger, recogniser, calibration and store behind the web's TableController.
 
 `TableService.capture(side)` takes a still, saves it atomically, recognises the cards and stores the capture.
-`TableService.run_loop()` is the main loop (a background thread under `tarokcam serve`): it reopens a failed
-camera with backoff, feeds preview frames to the still-scene trigger, reads the capture button, rotates photos,
-says READY to systemd once the web server listens, and pets the watchdog, so a hung loop gets the service
-restarted. A failed camera never stops the service: the error shows in `status()` (/healthz) and in the log.
+`TableService.run_loop()` is the main loop (a background thread under `tarokcam serve`): it reopens a
+failed camera with backoff, feeds preview frames to the still-scene trigger, reads the capture button, rotates
+photos, says READY to systemd once the web server listens, and pets the watchdog, so a hung loop gets the
+service restarted. A failed camera never stops the service: the error shows in `status()` (/healthz) and in the log.
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ FIRST_RETRY_S = 1.0
 
 
 class CaptureStoreError(RuntimeError):
-    """The photo was taken but its capture could not be stored (database full or damaged); nothing was kept."""
+    """The photo was taken but its capture could not be stored (database full or damaged); nothing kept."""
 
 
 def camera_error_type() -> type[Exception]:
@@ -44,8 +44,8 @@ def camera_error_type() -> type[Exception]:
 def open_configured_camera(config: TarokcamConfig, camera_settings: dict[str, Any] | None = None) -> Any:
     """Open the back end the configuration names; raises CameraError with the reason.
 
-    `camera_settings` (focus, exposure, white balance recorded by calibration) are passed on where the back end
-    takes them, so the photos look like the one the table was calibrated with."""
+    `camera_settings` (focus, exposure, white balance recorded by calibration) are passed on where the back
+    end takes them, so the photos look like the one the table was calibrated with."""
     import inspect
 
     from device.camera import camera_class, open_camera
@@ -136,7 +136,7 @@ class TableService:
             from calibration import load_calibration
             self._calibration = load_calibration(path)
             self._calibration_message = f"calibrated from {path}"
-        except Exception as exc:  # a damaged file must not keep the table from counting
+        except Exception as exc:  # noqa: BLE001 -- a damaged file must not keep the table from counting
             self._calibration_ok = False
             self._calibration_message = f"cannot load {path}: {exc}; cards are not assigned to sides"
             log.error("calibration: %s", self._calibration_message)
@@ -150,7 +150,7 @@ class TableService:
             try:
                 from device.trigger import GpioButton
                 self._button = GpioButton(trig.gpio_pin, on_press=self.press)
-            except Exception as exc:  # no GPIO on this machine: the web button still works
+            except Exception as exc:  # noqa: BLE001 -- no GPIO on this machine: the web button still works
                 log.error("capture button on GPIO %d unavailable: %s", trig.gpio_pin, exc)
 
     def press(self) -> None:
@@ -201,7 +201,7 @@ class TableService:
         if self._camera is not None and self._should_shoot():
             try:
                 self.capture()
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 -- logged; the players can press Capture again
                 log.error("automatic capture failed: %s", exc)
         if now >= self._next_rotation_at:
             self._next_rotation_at = now + ROTATE_EVERY_S
@@ -213,7 +213,8 @@ class TableService:
         if since is not None and now - since > CAPTURE_HANG_S:
             if not self._hang_logged:
                 self._hang_logged = True
-                log.error("camera capture hung for %.0f s; the watchdog is left to restart the service", now - since)
+                log.error("camera capture hung for %.0f s; the watchdog is left to restart the service",
+                          now - since)
             return
         self._hang_logged = False
         if interval is not None and now - self._last_pet >= interval:
@@ -232,7 +233,7 @@ class TableService:
                 return False
             try:
                 frame = self._camera.preview()
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 -- camera back ends raise what their driver raises
                 self._camera_failed(f"preview failed: {exc}")
                 return False
         finally:
@@ -248,7 +249,7 @@ class TableService:
             camera = self._camera_factory()
             if hasattr(camera, "open") and not getattr(camera, "is_open", False):
                 camera.open()
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 -- any back-end failure means: reopen later
             self._camera_message = f"not available: {exc}"
             self._next_open_at = now + self._retry_s
             log.error("camera %s (next try in %.0f s)", self._camera_message, self._retry_s)
@@ -276,7 +277,7 @@ class TableService:
         if camera is not None:
             try:
                 camera.close()
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 -- closing a broken camera must not hide why it broke
                 log.warning("closing the camera failed: %s", exc)
 
     # -- TableController -------------------------------------------------------------------
@@ -285,8 +286,8 @@ class TableService:
 
         Raises CameraError when the camera is down or fails (the service keeps running and reopens it),
         PhotoSaveError (OSError, ENOSPC when the disk is full) when the photo cannot be written, and
-        CaptureStoreError when the database refuses the row; then nothing is stored and no partial file is left.
-        All three are RuntimeErrors, which the web view answers with 503 and the message."""
+        CaptureStoreError when the database refuses the row; then nothing is stored and no partial file is
+        left. All three are RuntimeErrors, which the web view answers with 503 and the message."""
         camera_error = camera_error_type()
         with self._lock:
             camera = self._try_open(self._clock())  # a player asked: try now, whatever the backoff says
@@ -352,7 +353,7 @@ class TableService:
         try:
             from calibration import check_alignment
             warning = check_alignment(self._calibration, image)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 -- a failed check is a warning, not a lost capture
             warning = f"alignment check failed: {exc}"
         self._calibration_ok = warning is None
         self._calibration_message = warning or "calibrated; table mat aligned"
@@ -389,7 +390,7 @@ class TableService:
     def _store_status(self) -> dict:
         try:
             self.store.latest_capture_id()
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 -- any database failure is what /healthz must report
             return {"ok": False, "message": f"database error: {exc}"}
         return {"ok": True, "message": f"{getattr(self.store, 'path', 'database')} open"}
 
@@ -410,7 +411,8 @@ class TableService:
 
 
 def _check_still(image: Any) -> None:
-    if not (isinstance(image, np.ndarray) and image.ndim == 3 and image.shape[2] == 3 and image.dtype == np.uint8):
+    if not (isinstance(image, np.ndarray) and image.ndim == 3 and image.shape[2] == 3
+            and image.dtype == np.uint8):
         shape = getattr(image, "shape", None)
         raise ValueError(f"expected an (H, W, 3) uint8 image, got {type(image).__name__} {shape}")
 

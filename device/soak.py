@@ -76,7 +76,8 @@ def growth(values: list[float]) -> tuple[float, float]:
     return statistics.median(values[n:2 * n]), statistics.median(values[2 * n:])
 
 
-def judge(samples: list[Sample], *, rss_tolerance_kib: int, fd_tolerance: int, thread_tolerance: int) -> list[str]:
+def judge(samples: list[Sample], *, rss_tolerance_kib: int, fd_tolerance: int,
+          thread_tolerance: int) -> list[str]:
     """Problems found in the samples; empty when memory, files and threads levelled off."""
     if len(samples) < 6:
         return [f"only {len(samples)} samples: run longer (at least 6 rounds)"]
@@ -136,9 +137,10 @@ def run(minutes: float, interval: float, fake_recogniser: bool, work: Path, out=
     service = TableService(config, store, recogniser=FakeRecogniser() if fake_recogniser else None)
     try:
         service.start()
-    except Exception as exc:  # no bundled model yet: say so instead of a traceback
+    except Exception as exc:  # noqa: BLE001 -- no bundled model yet: say so instead of a traceback
         store.close()
-        print(f"soak: cannot start the table: {exc} (--fake-recogniser runs without a model)", file=out or sys.stdout)
+        print(f"soak: cannot start the table: {exc} (--fake-recogniser runs without a model)",
+              file=out or sys.stdout)
         return 2
     app = create_app(store=store, controller=service, photos_dir=service.photos_dir, pin=PIN)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
@@ -191,7 +193,8 @@ def report(samples: list[Sample], errors: list[str], rounds: int, out) -> int:
     print(f"soak: {rounds} rounds in {samples[-1].t if samples else 0:.0f} s, {len(errors)} failed requests",
           file=out)
     for s in samples[:: max(1, len(samples) // 10)]:
-        print(f"  t={s.t:7.1f} s  rss={s.rss_kib / 1024:7.1f} MiB  fds={s.fds:4d}  threads={s.threads:3d}", file=out)
+        print(f"  t={s.t:7.1f} s  rss={s.rss_kib / 1024:7.1f} MiB  fds={s.fds:4d}  threads={s.threads:3d}",
+              file=out)
     if samples:
         first, last = samples[0], samples[-1]
         print(f"growth over the run: rss {(last.rss_kib - first.rss_kib) / 1024:+.1f} MiB, "
@@ -200,8 +203,12 @@ def report(samples: list[Sample], errors: list[str], rounds: int, out) -> int:
     if len(samples) >= 6:
         rss = growth([s.rss_kib for s in samples])
         fds = growth([s.fds for s in samples])
+        after_warmup = samples[len(samples) // 3:]
+        slope = statistics.linear_regression([s.t for s in after_warmup],
+                                             [s.rss_kib for s in after_warmup]).slope
         print(f"median middle/last third: rss {rss[0] / 1024:.1f} -> {rss[1] / 1024:.1f} MiB, "
-              f"fds {fds[0]:.0f} -> {fds[1]:.0f}", file=out)
+              f"fds {fds[0]:.0f} -> {fds[1]:.0f}; rss trend after warm-up {slope * 3600 / 1024:+.1f} MiB/h",
+              file=out)
     for line in problems:
         print(f"FAIL: {line}", file=out)
     print("soak: ok" if not problems else "soak: FAILED", file=out)

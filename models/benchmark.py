@@ -8,6 +8,7 @@ peak RSS printed is that of a process that only loads the model, decodes and rec
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import subprocess
 import sys
@@ -47,8 +48,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"model {rec.name}: loaded in {(time.perf_counter() - t) * 1000:.0f} ms")
         for w, h in SIZES:
             path = Path(tmp) / f"{w}x{h}.jpg"
-            stages = {"decode": [], "detect": [], "classify": [], "total": []}
+            stages = {"decode": [], "detect": [], "classify": [], "total": [], "cpu": []}
             for _ in range(args.runs):
+                c0 = time.process_time()
                 t0 = time.perf_counter()
                 img = read_image(path)
                 t1 = time.perf_counter()
@@ -58,9 +60,11 @@ def main(argv: list[str] | None = None) -> int:
                 stages["detect"].append(rec.timings["detect_ms"])
                 stages["classify"].append(rec.timings["classify_ms"])
                 stages["total"].append((t2 - t0) * 1000)
+                stages["cpu"].append((time.process_time() - c0) * 1000)   # all threads; wall time on a busy box lies
             med = {k: float(np.median(v)) for k, v in stages.items()}
             print(f"{w}x{h}: {len(cards)} cards, {rec.timings['candidates']} candidates; median ms: "
                   + ", ".join(f"{k} {v:.1f}" for k, v in med.items()))
+    print(f"load average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS of the recognising process: {peak:.0f} MB")
     return 0

@@ -38,6 +38,7 @@ def det_targets(labels: np.ndarray, ox: int, oy: int, size: int) -> tuple[np.nda
     reg = np.zeros((5, s, s), np.float32)
     rmask = np.zeros((s, s), np.float32)
     gy, gx = np.mgrid[0:s, 0:s].astype(np.float32)
+    dist = np.full((s, s), np.inf, np.float32)
     for cx, cy, ux, uy, h, vis in labels:
         if vis < HARD_VISIBLE:
             continue
@@ -56,8 +57,15 @@ def det_targets(labels: np.ndarray, ox: int, oy: int, size: int) -> tuple[np.nda
         ix, iy = int(round(px)), int(round(py))
         if 0 <= ix < s and 0 <= iy < s:
             heat[iy, ix] = 1.0
-            reg[:, iy, ix] = (px - ix, py - iy, ux, uy, math.log(h / 32))
-            rmask[iy, ix] = 1.0
+        # Regress from the 3x3 cells round the centre too: at inference the peak may land one cell off.
+        for jy in range(iy - 1, iy + 2):
+            for jx in range(ix - 1, ix + 2):
+                if 0 <= jx < s and 0 <= jy < s:
+                    d = (px - jx) ** 2 + (py - jy) ** 2
+                    if d < dist[jy, jx]:
+                        dist[jy, jx] = d
+                        reg[:, jy, jx] = (px - jx, py - jy, ux, uy, math.log(h / 32))
+                        rmask[jy, jx] = 1.0 if (jx, jy) == (ix, iy) else 0.5
     return heat, weight, reg, rmask
 
 

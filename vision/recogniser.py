@@ -123,7 +123,8 @@ class Recogniser:
         norm = np.maximum(np.hypot(c, s), 1e-6)
         ups = np.stack([c / norm, s / norm], 1)
         heights = 32 * np.exp(np.clip(logh, -3, 4)) / scale
-        return centres, ups, heights, score
+        keep = _suppress(centres, ups, heights)
+        return centres[keep], ups[keep], heights[keep], score[keep]
 
     def classify(self, image: np.ndarray, centres, ups, heights) -> tuple[np.ndarray, np.ndarray]:
         """Card probabilities (N, len(labels)) and pips probabilities (N, 5) of index crops from the full photo."""
@@ -158,6 +159,24 @@ class Recogniser:
                 conf *= 0.5
             found.append((card_id, conf, read_pips, centres[i], ups[i], heights[i], mismatch))
         return _resolve(found, self.settings.confident)
+
+
+def _suppress(centres: np.ndarray, ups: np.ndarray, heights: np.ndarray) -> list[int]:
+    """Greedy NMS in each index's own frame (candidates sorted by score): a weaker peak inside a stronger
+    index's box is the same index; neighbours in a spread sit at least ~0.6 index widths to the side."""
+    keep: list[int] = []
+    for i in range(len(centres)):
+        ok = True
+        for k in keep:
+            d = centres[i] - centres[k]
+            along = abs(d @ ups[k]) / heights[k]
+            across = abs(d[0] * -ups[k][1] + d[1] * ups[k][0]) / (heights[k] * 0.234)
+            if along < 0.4 and across < 0.45:
+                ok = False
+                break
+        if ok:
+            keep.append(i)
+    return keep
 
 
 def _softmax(x: np.ndarray) -> np.ndarray:

@@ -17,14 +17,17 @@ DEMO_PHOTOS = Path(__file__).resolve().parents[1] / "demo" / "photos"
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("serve", help="run the table service and its web view",
-                       description="Run the camera, recogniser and web view until stopped (systemd runs this).")
+                       description="Run the camera, recogniser and web view until stopped "
+                                   "(systemd runs this).")
     p.add_argument("--config", type=Path, default=None,
-                   help="TOML configuration (default: /etc/tarokcam/tarokcam.toml if present, else built-in defaults)")
+                   help="TOML configuration (default: /etc/tarokcam/tarokcam.toml if present, "
+                        "else built-in defaults)")
     p.add_argument("--demo", action="store_true",
                    help="replay the bundled demo photos instead of a camera; state in a temporary folder")
     p.add_argument("--host", help="address to listen on (overrides web.host)")
     p.add_argument("--port", type=int, help="port to listen on (overrides web.port)")
-    p.add_argument("--state-dir", type=Path, help="database, photos and PIN folder (overrides storage.state_dir)")
+    p.add_argument("--state-dir", type=Path,
+                   help="database, photos and PIN folder (overrides storage.state_dir)")
     p.set_defaults(func=run)
 
 
@@ -48,8 +51,8 @@ def config_from_args(args: argparse.Namespace):
     if args.demo:
         photos = demo_photos()
         # No demo photos shipped: the fake camera's synthetic table still shows the whole path.
-        camera = {"camera.backend": "replay", "camera.replay_folder": str(photos), "camera.replay_loop": True} \
-            if photos else {"camera.backend": "fake"}
+        camera = {"camera.backend": "fake"} if photos is None else {
+            "camera.backend": "replay", "camera.replay_folder": str(photos), "camera.replay_loop": True}
         overrides.update({**camera, "web.host": "127.0.0.1", "trigger.gpio_pin": None})
         if args.state_dir is None:
             overrides["storage.state_dir"] = tempfile.mkdtemp(prefix="tarokcam-demo-")
@@ -133,13 +136,13 @@ def _serve(config) -> int:
         try:
             pin = resolve_pin(config.web, state_dir)
             service.start()
-        except Exception as exc:  # model or PIN file missing or damaged: nothing to serve
+        except Exception as exc:  # noqa: BLE001 -- model or PIN file missing or damaged: nothing to serve
             log.error("cannot start: %s", exc)
             return 1
         app = create_app(store=store, controller=service, photos_dir=service.photos_dir, pin=pin,
                          settings={"game": config.games.default_game, "system": config.games.scoring_system})
-        server = uvicorn.Server(uvicorn.Config(app, host=config.web.host, port=config.web.port,
-                                               log_config=None, access_log=False, timeout_graceful_shutdown=5))
+        server = uvicorn.Server(uvicorn.Config(app, host=config.web.host, port=config.web.port, log_config=None,
+                                               access_log=False, timeout_graceful_shutdown=5))
         log.info("serving on http://%s:%d (state in %s)", config.web.host, config.web.port, state_dir)
         # uvicorn shuts down gracefully on SIGTERM, then re-raises it to the handler it found: let that be
         # a clean exit, so the finally below stops the loop and closes the database.

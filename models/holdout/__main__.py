@@ -73,7 +73,9 @@ def main(argv: list[str] | None = None) -> int:
             for i in range(args.n)]
     t0 = time.perf_counter()
     empties = cards = 0
-    pool = multiprocessing.Pool(args.workers, _init, (args.faces, 1)) if args.workers > 1 else None
+    # spawn, not fork: a child forked after cv2 has started its thread pool can hang in its first cv2 call
+    ctx = multiprocessing.get_context("spawn")
+    pool = ctx.Pool(args.workers, _init, (args.faces, 1)) if args.workers > 1 else None
     try:
         results = pool.imap(_job, jobs) if pool else map(_job, jobs)
         for done, (name, jpeg, label) in enumerate(results, 1):

@@ -129,10 +129,9 @@ class HoldoutRenderer:
                 quad = cam.distort(cam.project(_lift(card, box)))
                 vis *= _inside_fraction(quad, w, h)
                 indices.append({"quad": _round(quad), "visible": round(vis, 3)})
-            best = max(indices, key=lambda d: d["visible"])   # the exposed corner; ties keep the upright one
-            cards.append({"id": card.id, "pips": self.pips[card.id], "side": card.side, "quad": best["quad"],
-                          "visible": best["visible"], "indices": indices, "turned": bool(card.pose.angle % 360 > 90
-                                                                                          and card.pose.angle % 360 < 270)})
+            k = int(indices[1]["visible"] > indices[0]["visible"])   # the exposed corner; ties keep the first
+            cards.append({"id": card.id, "pips": self.pips[card.id], "side": card.side, "quad": indices[k]["quad"],
+                          "visible": indices[k]["visible"], "index": k, "indices": indices})
         clutter = []
         for c in scene.clutter:
             wmm, hmm = c.size_mm

@@ -74,11 +74,15 @@ def cloth(rng: np.random.Generator, kind: str, shape: tuple[int, int], px_per_mm
         along, across = _axis(shape, rng.uniform(0, 180))
         plank = rng.uniform(70, 180) * px_per_mm
         idx = np.floor(across / plank)
-        warp = noise(rng, shape, 60 * px_per_mm, 2) * rng.uniform(3, 9) * px_per_mm
-        rings = np.sin((across + warp + idx * 37.0) / (rng.uniform(1.5, 4.0) * px_per_mm) + idx * 1.7)
-        grain = 0.5 + 0.5 * np.sign(rings) * np.abs(rings) ** 0.6
-        light = np.array([rng.uniform(90, 150), rng.uniform(140, 190), rng.uniform(180, 225)], np.float32)
-        dark = light * rng.uniform(0.45, 0.7)
+        # growth rings cut lengthwise: thin lines 2-6 mm apart, bent gently by knots and slightly wavy
+        warp = (noise(rng, shape, 180 * px_per_mm, 2) * rng.uniform(4, 12)
+                + noise(rng, shape, 25 * px_per_mm, 2) * rng.uniform(0.3, 1.2)) * px_per_mm
+        wavelength = rng.uniform(2, 6) * px_per_mm
+        rings = np.sin((across + warp + idx * 37.0) * (2 * math.pi / wavelength) + idx * 1.7)
+        streaks = noise(rng, shape, 12 * px_per_mm, 2)   # some rings darker than others
+        grain = np.clip(0.6 + 0.3 * rings ** 3 * (0.6 + streaks) + 0.2 * streaks, 0, 1)
+        light = np.array([rng.uniform(50, 120), rng.uniform(100, 160), rng.uniform(150, 215)], np.float32)
+        dark = light * rng.uniform(0.45, 0.75)
         g = grain.astype(np.float32)
         img = cv2.merge([dark[c] + (light[c] - dark[c]) * g for c in range(3)])
         scale3(img, 1 + 0.08 * np.sin(idx * 2.3))        # each plank a slightly different board

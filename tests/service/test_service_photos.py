@@ -26,12 +26,12 @@ def test_save_writes_a_whole_jpeg_under_its_day(tmp_path):
     assert [p.name for p in (tmp_path / "2026-11-28").iterdir()] == ["210507-123456.jpg"]
 
 
-@pytest.mark.parametrize("where", ["write", "fsync", "replace"])
+@pytest.mark.parametrize("where", ["write", "fsync", "replace", "_fsync_dir"])
 def test_disk_full_leaves_no_file(tmp_path, monkeypatch, where):
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(f"device.photos.os.{where}", full)
+    monkeypatch.setattr(f"device.photos.{where}" if where.startswith("_") else f"device.photos.os.{where}", full)
     with pytest.raises(PhotoSaveError) as caught:
         save_photo(tmp_path, image(), datetime(2026, 11, 28, 21, 0, 0))
     assert caught.value.disk_full and caught.value.errno == errno.ENOSPC

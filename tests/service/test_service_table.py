@@ -8,6 +8,7 @@ import socket
 import time
 from datetime import date, timedelta
 
+import numpy as np
 import pytest
 from service_doubles import CameraSupply, Clock, FixedRecogniser
 
@@ -302,3 +303,24 @@ def test_a_hung_capture_stops_the_watchdog_pets(tmp_path):
         assert pets() == 1
         service.stop()
         store.close()
+
+
+def test_configured_back_ends_open_with_their_options(tmp_path):
+    import cv2
+
+    from device.service import open_configured_camera
+
+    fake = TarokcamConfig().with_overrides({"camera.backend": "fake", "camera.resolution": [320, 240]})
+    # Calibration's picamera2 settings mean nothing to other back ends and are left out for them.
+    with open_configured_camera(fake, {"lens_position": 2.5, "exposure_time": 9000}) as cam:
+        assert cam.capture().shape == (240, 320, 3)
+    for i in range(2):
+        cv2.imwrite(str(tmp_path / f"{i}.jpg"), np.full((60, 80, 3), 40 * (i + 1), np.uint8))
+    replay = TarokcamConfig().with_overrides({"camera.backend": "replay", "camera.replay_folder": str(tmp_path)})
+    with open_configured_camera(replay) as cam:
+        shots = [int(cam.capture().mean()) for _ in range(3)]
+    assert shots[0] != shots[1] and shots[0] == shots[2]  # name order, looping
+    missing = TarokcamConfig().with_overrides({"camera.backend": "replay",
+                                               "camera.replay_folder": str(tmp_path / "none")})
+    with pytest.raises(CameraError):
+        open_configured_camera(missing)

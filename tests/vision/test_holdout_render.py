@@ -51,6 +51,7 @@ def test_labels_agree_with_deck_and_frame(photos, renderer):
             assert q.shape == (4, 2)
             assert (q >= -0.5).all() and (q[:, 0] <= w + 0.5).all() and (q[:, 1] <= h + 0.5).all()
             assert c["visible"] == max(i["visible"] for i in c["indices"])
+            assert c["quad"] == c["indices"][c["index"]]["quad"]
             # an index box is 10.4 x 44.5 mm: its sides in the photo keep about that ratio (tilt <= 15 degrees)
             sides = np.hypot(*(q - np.roll(q, -1, 0)).T)
             assert 3.0 < (sides[1] + sides[3]) / (sides[0] + sides[2]) < 6.0

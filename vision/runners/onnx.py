@@ -19,6 +19,7 @@ class OnnxRunner:
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         # Arena growth keeps freed blocks; the Pi has little RAM and photos vary in size.
         opts.enable_cpu_mem_arena = False
+        opts.enable_mem_pattern = False
         try:
             self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
         except Exception as exc:   # onnxruntime raises its own exception types for bad files
