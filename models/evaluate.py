@@ -12,6 +12,7 @@ import json
 import sys
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -50,7 +51,7 @@ def score_photo(pred, labels) -> dict:
     fn = required - tp
     return {"required": len(required), "tp": len(tp), "fp": len(fp), "fn": sorted(fn), "fp_ids": fp,
             "confusions": confusions, "flagged": sum(r.flagged for r in pred), "n_pred": len(pred),
-            "truth": sorted(best), "pips_ok": sum(r.pips == DECK_PIPS[r.card_id] for r in pred if r.card_id in tp),
+            "truth": sorted(best), "pips_ok": sum(r.pips == DECK_PIPS[r.card_id] for r in {r.card_id: r for r in pred if r.card_id in tp}.values()),
             "unflagged_errors": sum(1 for r in pred if r.card_id in fp and not r.flagged)}
 
 
@@ -68,9 +69,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--faces", type=Path, default=FACES_DIR)
     ap.add_argument("--cache", type=Path, default=None, help="keep rendered photos here (JPEG q95) and reuse them")
     ap.add_argument("--render-only", action="store_true", help="fill --cache and stop")
+    ap.add_argument("--heat", type=float, default=None, help="override the detector heat threshold")
+    ap.add_argument("--det-long", type=int, default=None, help="override the detector input long side")
     args = ap.parse_args(argv)
     deck, game = Deck.load(args.faces), scoring.find_game(args.game)
     rec = None if args.render_only else Recogniser.load(args.model)
+    if rec is not None and (args.heat or args.det_long):
+        rec.settings = replace(rec.settings, **{k: v for k, v in (("heat_threshold", args.heat),
+                                                                  ("det_long", args.det_long)) if v})
     rng = np.random.default_rng(args.seed)
     rows, t0, ms = [], time.time(), []
     total = args.n + args.empty

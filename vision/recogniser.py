@@ -37,7 +37,9 @@ class Recognition:
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    det_long: int = 1024            # detector input long side, px
+    det_long: int = 1024            # detector input long side, px, at least ...
+    det_max_long: int = 1536        # ... and at most; in between, half the photo's long side, so that a
+    det_fraction: float = 0.5       # 150 px card in a 4608 px photo stays as large as the detector was trained on
     heat_threshold: float = 0.25    # low on purpose: the classifier rejects what is not an index
     confident: float = 0.90         # below this a card is flagged for the players to confirm
     max_cards: int = 160
@@ -105,7 +107,9 @@ class Recogniser:
 
         Returns centres (N, 2), up vectors (N, 2), heights (N,) in full-resolution px, and heat scores (N,)."""
         h, w = image.shape[:2]
-        scale = min(1.0, self.settings.det_long / max(h, w))
+        st = self.settings
+        long_side = min(st.det_max_long, max(st.det_long, round(max(h, w) * st.det_fraction)))
+        scale = min(1.0, long_side / max(h, w))
         dw, dh = round(w * scale), round(h * scale)
         small = cv2.resize(image, (dw, dh), interpolation=cv2.INTER_AREA) if scale < 1 else image
         pw, ph = -(-dw // 32) * 32, -(-dh // 32) * 32

@@ -8,4 +8,4 @@ Never used for training.
 """
 from models.holdout.render import PI_SIZES, HoldoutRenderer, Photo
 
-__all__ = ["HoldoutRenderer", "PI_SIZES", "Photo"]
+__all__ = ["PI_SIZES", "HoldoutRenderer", "Photo"]

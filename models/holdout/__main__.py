@@ -10,6 +10,7 @@ import multiprocessing
 import os
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from models.holdout import render
@@ -26,24 +27,6 @@ def parse_sizes(text: str) -> list[tuple[int, int]]:
             raise argparse.ArgumentTypeError(f"size {part!r} out of range (320-8000 x 240-8000)")
         sizes.append((w, h))
     return sizes
-
-
-_RENDERER: render.HoldoutRenderer | None = None
-
-
-def _init(faces, threads: int) -> None:
-    global _RENDERER
-    if threads:
-        import cv2
-        cv2.setNumThreads(threads)   # one worker per core: cv2's own threads would only fight each other
-    _RENDERER = render.HoldoutRenderer(faces)
-
-
-def _job(job) -> tuple[str, bytes, dict]:
-    seed, i, size, empty = job
-    name = f"holdout_{seed}_{i:05d}.jpg"
-    photo = _RENDERER.render([seed, i], size, empty=empty, name=name)
-    return name, photo.jpeg, photo.label
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -63,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.n < 1 or args.workers < 1 or not 0 <= args.empty_share <= 1:
         ap.error("--n and --workers must be at least 1, --empty-share within 0-1")
     try:
-        _init(args.faces, 0)   # fail early, in this process, on a bad faces folder
+        render.init_worker(args.faces, 0)   # fail early, in this process, on a bad faces folder
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -74,10 +57,10 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     empties = cards = 0
     # spawn, not fork: a child forked after cv2 has started its thread pool can hang in its first cv2 call
-    ctx = multiprocessing.get_context("spawn")
-    pool = ctx.Pool(args.workers, _init, (args.faces, 1)) if args.workers > 1 else None
+    pool = ProcessPoolExecutor(args.workers, multiprocessing.get_context("spawn"), render.init_worker,
+                               (args.faces, 1)) if args.workers > 1 else None
     try:
-        results = pool.imap(_job, jobs) if pool else map(_job, jobs)
+        results = pool.map(render.render_job, jobs) if pool else map(render.render_job, jobs)
         for done, (name, jpeg, label) in enumerate(results, 1):
             (args.out / name).write_bytes(jpeg)
             (args.out / name).with_suffix(".json").write_text(json.dumps(label, indent=1))
@@ -88,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{done}/{args.n} photos, {rate:.2f}/s, {cards} cards, {empties} empty", flush=True)
     finally:
         if pool:
-            pool.terminate()
+            pool.shutdown(cancel_futures=True)
     return 0
 
 

@@ -22,7 +22,7 @@ class Camera:
 
     @classmethod
     def looking_at(cls, target, px_per_mm: float, tilt_deg: float, azimuth_deg: float, roll_deg: float,
-                   size: tuple[int, int], focal_frac: float, shift=(0.0, 0.0), k1=0.0, k2=0.0) -> "Camera":
+                   size: tuple[int, int], focal_frac: float, shift=(0.0, 0.0), k1=0.0, k2=0.0) -> Camera:
         """Aim at a table point so that 1 mm there spans px_per_mm px; tilt is the optical axis from vertical."""
         w, h = size
         f = focal_frac * w
@@ -38,7 +38,7 @@ class Camera:
         k = np.array([[f, 0, w / 2 + shift[0]], [0, f, h / 2 + shift[1]], [0, 0, 1.0]])
         return cls(k, np.stack([x_axis, y_axis, axis]), centre, (int(w), int(h)), k1, k2)
 
-    def padded(self, margin: int) -> "Camera":
+    def padded(self, margin: int) -> Camera:
         """The same view on a canvas grown by margin px on every side (room for the lens to pull in)."""
         k = self.k.copy()
         k[0, 2] += margin
@@ -48,7 +48,7 @@ class Camera:
     def lens_margin(self, chroma: float = 0.0) -> int:
         """px the undistortion map reaches outside the photo (barrel distortion samples beyond the frame)."""
         _, rad = self._norm()
-        return int(math.ceil(rad * (max(0.0, self.k1 + self.k2) + chroma * (1 + self.k1 + self.k2)))) + 3
+        return math.ceil(rad * (max(0.0, self.k1 + self.k2) + chroma * (1 + self.k1 + self.k2))) + 3
 
     def project(self, pts: np.ndarray) -> np.ndarray:
         """World mm (N, 3) -> undistorted image px (N, 2)."""

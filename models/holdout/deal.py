@@ -93,7 +93,7 @@ def lay_out(rng: np.random.Generator, n: int, style: str) -> list[Pose]:
     if style == "fan":
         return _fan(rng, n, turn)
     if style == "two_rows":
-        top = int(math.ceil(n / 2))
+        top = math.ceil(n / 2)
         gap = rng.uniform(52, 75)      # the lower row hides the bottom of the upper one, not its indices
         first = lay_out(rng, top, "straight" if rng.random() < 0.5 else "sloppy")
         second = lay_out(rng, n - top, "straight" if rng.random() < 0.5 else "sloppy")

@@ -9,8 +9,19 @@ import cv2
 import numpy as np
 
 from models.holdout.camera import Camera
-from models.holdout.deal import (CARD_H, CARD_W, INDEX_BR, INDEX_TL, STYLES, Deal, DeckCard, Pose, lay_out, outline,
-                                 place, random_deal)
+from models.holdout.deal import (
+    CARD_H,
+    CARD_W,
+    INDEX_BR,
+    INDEX_TL,
+    Deal,
+    DeckCard,
+    Pose,
+    lay_out,
+    outline,
+    place,
+    random_deal,
+)
 
 MIN_CARD_PX, MAX_CARD_PX = 150.0, 520.0    # a card's 60 mm width in the photo (product issue)
 THICKNESS_MM = 0.3
@@ -92,7 +103,7 @@ def _fit_camera(rng, pts: np.ndarray, size, empty: bool) -> Camera | None:
     centre = pts.mean(0) if len(pts) else np.zeros(2)
     if len(pts) > 2 and rng.random() < 0.65:
         # turn the long side of the scene along the photo's long side, as a player squares up the piles
-        evals, evecs = np.linalg.eigh(np.cov((pts - centre).T))
+        _evals, evecs = np.linalg.eigh(np.cov((pts - centre).T))
         main = evecs[:, -1]
         roll = math.degrees(math.atan2(main[1], main[0])) + rng.normal(0, 12) + 180 * rng.integers(2)
         if h > w:
@@ -186,7 +197,7 @@ def _footprint(pose: Pose, size_mm) -> tuple[tuple[float, float, float], ...]:
     """Circles covering a w x h rectangle at pose (enough to keep clutter off the piles)."""
     wmm, hmm = size_mm
     r = min(wmm, hmm) / 2
-    n = max(1, int(math.ceil(max(wmm, hmm) / (2 * r))))
+    n = max(1, math.ceil(max(wmm, hmm) / (2 * r)))
     along = np.linspace(-(max(wmm, hmm) / 2 - r), max(wmm, hmm) / 2 - r, n)
     local = np.column_stack([along, np.zeros(n)]) if wmm >= hmm else np.column_stack([np.zeros(n), along])
     pts = pose.corners(local)

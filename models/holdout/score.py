@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {args.dir}: no photo + label pairs (python -m models.holdout --out {args.dir})",
               file=sys.stderr)
         return 2
-    from vision import ModelError, Recogniser, read_image   # heavy: only once the input looks right
+    from vision import ModelError, Recogniser, read_image  # heavy: only once the input looks right
     try:
         rec = Recogniser.load(args.model)
     except ModelError as exc:

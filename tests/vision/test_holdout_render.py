@@ -57,7 +57,7 @@ def test_labels_agree_with_deck_and_frame(photos, renderer):
             assert 3.0 < (sides[1] + sides[3]) / (sides[0] + sides[2]) < 6.0
         shown = set(lab["sides"])
         on_table = {s: lab["pile_cards"][s] for s in shown}
-        assert sorted(ids) == sorted(sum(on_table.values(), []))
+        assert sorted(ids) == sorted(c for pile in on_table.values() for c in pile)
         for s in {"declarer", "defenders"} - shown:
             assert lab["pile_cards"][s] == []
         assert all(6 <= len(v) <= 40 for v in on_table.values())
@@ -90,9 +90,8 @@ def test_same_seed_same_photo(renderer, photos):
     assert photos[1].jpeg != photos[0].jpeg
 
 
-def test_deals_split_the_deck_into_two_legal_piles():
-    deck = load_deck(default_faces().parent / "deck.json" if not (default_faces() / "deck.json").is_file()
-                     else default_faces() / "deck.json")
+def test_deals_split_the_deck_into_two_legal_piles(renderer):
+    deck = renderer.deck
     sizes = set()
     for seed in range(200):
         d = random_deal(np.random.default_rng(seed), deck)
@@ -148,12 +147,30 @@ def test_cli_rejects_bad_input(tmp_path, capsys):
 
 
 @pytest.mark.slow
-def test_renders_at_least_one_photo_a_second(tmp_path):
-    """The brief: >= 1 photo/s at 2028x1520 on 2 cores (needs the cores free: other jobs make it fail)."""
-    holdout_main(["--n", "2", "--seed", "9", "--out", str(tmp_path), "--sizes", "2028x1520", "--workers", "2"])
-    t0 = time.perf_counter()
-    holdout_main(["--n", "20", "--seed", "9", "--out", str(tmp_path), "--sizes", "2028x1520", "--workers", "2"])
-    assert 20 / (time.perf_counter() - t0) >= 1.0
+def test_worker_processes_give_the_same_photos(tmp_path):
+    for workers in ("1", "2"):
+        assert holdout_main(["--n", "3", "--seed", "5", "--out", str(tmp_path / workers), "--sizes", "1640x1232",
+                             "--workers", workers]) == 0
+    one, two = sorted((tmp_path / "1").iterdir()), sorted((tmp_path / "2").iterdir())
+    assert [p.name for p in one] == [p.name for p in two] and len(one) == 6
+    assert all(a.read_bytes() == b.read_bytes() for a, b in zip(one, two))
+
+
+@pytest.mark.slow
+def test_renders_at_least_one_photo_a_second_on_two_cores(renderer):
+    """The brief: >= 1 photo/s at 2028x1520 on 2 cores. CPU time per photo on one thread must stay under 2 s
+    (two workers then make >= 1/s); CPU time, unlike wall time, barely moves when other jobs share the cores."""
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(1)
+    try:
+        renderer.render([8, 0], (2028, 1520), empty=False)   # faces load lazily: not part of the steady state
+        t0 = time.process_time()
+        for i in range(1, 6):
+            renderer.render([8, i], (2028, 1520), empty=False)
+        per_photo = (time.process_time() - t0) / 5
+    finally:
+        cv2.setNumThreads(threads)
+    assert per_photo < 2.0, f"{per_photo:.2f} CPU-s per photo"
 
 
 # ------------------------------------------------------------ scoring (models/holdout/score.py)
@@ -201,3 +218,38 @@ def test_score_cli_rejects_a_folder_without_photos(tmp_path, capsys):
     from models.holdout.score import main
     assert main([str(tmp_path)]) == 2
     assert "no photo" in capsys.readouterr().err
+
+
+def test_score_cli_end_to_end_with_an_oracle(tmp_path, monkeypatch, capsys):
+    """A recogniser that reads exactly the labelled cards scores recall 1, precision 1, no false cards."""
+    import vision
+    from models.holdout.score import main as score_main
+    assert holdout_main(["--n", "2", "--seed", "6", "--out", str(tmp_path), "--sizes", "1640x1232",
+                         "--workers", "1", "--empty-share", "0"]) == 0
+    labels = [json.loads(p.read_text()) for p in sorted(tmp_path.glob("*.json"))]
+
+    class Oracle:
+        name = "oracle"
+
+        def recognise(self, image):
+            lab = labels.pop(0)
+            assert image.shape[:2] == (lab["height"], lab["width"])
+            return [_read(c["id"], c["quad"], pips=c["pips"]) for c in lab["cards"] if c["visible"] >= 1 / 3]
+
+    monkeypatch.setattr(vision.Recogniser, "load", classmethod(lambda cls, model=None: Oracle()))
+    capsys.readouterr()
+    assert score_main([str(tmp_path), "--json", str(tmp_path / "rows.out")]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert (summary["recall"], summary["precision"], summary["photos_all_right"]) == (1.0, 1.0, 1.0)
+    assert summary["photos"] == 2 and summary["pips_right"] == 1.0 and summary["model"] == "oracle"
+
+
+def test_bad_faces_folder_and_deck_file_say_what_is_wrong(tmp_path):
+    (tmp_path / "deck.json").write_text("{not json")
+    with pytest.raises(ValueError, match="deck.json"):
+        load_deck(tmp_path / "deck.json")
+    (tmp_path / "deck.json").write_text((default_faces() / "deck.json").read_text()
+                                        if (default_faces() / "deck.json").is_file()
+                                        else (default_faces().parent / "deck.json").read_text())
+    with pytest.raises(ValueError, match="missing faces"):
+        HoldoutRenderer(tmp_path)
