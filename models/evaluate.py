@@ -71,12 +71,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--render-only", action="store_true", help="fill --cache and stop")
     ap.add_argument("--heat", type=float, default=None, help="override the detector heat threshold")
     ap.add_argument("--det-long", type=int, default=None, help="override the detector input long side")
+    ap.add_argument("--det-max-long", type=int, default=None)
+    ap.add_argument("--min-confidence", type=float, default=None, help="override the floor for reporting a read")
     args = ap.parse_args(argv)
     deck, game = Deck.load(args.faces), scoring.find_game(args.game)
     rec = None if args.render_only else Recogniser.load(args.model)
-    if rec is not None and (args.heat or args.det_long):
-        rec.settings = replace(rec.settings, **{k: v for k, v in (("heat_threshold", args.heat),
-                                                                  ("det_long", args.det_long)) if v})
+    overrides = {"heat_threshold": args.heat, "det_long": args.det_long, "det_max_long": args.det_max_long,
+                 "min_confidence": args.min_confidence}
+    if rec is not None:
+        rec.settings = replace(rec.settings, **{k: v for k, v in overrides.items() if v is not None})
     rng = np.random.default_rng(args.seed)
     rows, t0, ms = [], time.time(), []
     total = args.n + args.empty

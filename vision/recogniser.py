@@ -42,6 +42,7 @@ class Settings:
     det_fraction: float = 0.5       # 150 px card in a 4608 px photo stays as large as the detector was trained on
     heat_threshold: float = 0.25    # low on purpose: the classifier rejects what is not an index
     confident: float = 0.90         # below this a card is flagged for the players to confirm
+    min_confidence: float = 0.0     # below this a read is dropped as "not a card" (kept flagged above it)
     max_cards: int = 160
 
 
@@ -162,7 +163,8 @@ class Recogniser:
             if mismatch:   # the stars disagree with the deck: the card or the stars were misread
                 conf *= 0.5
             found.append((card_id, conf, read_pips, centres[i], ups[i], heights[i], mismatch))
-        return _resolve(found, self.settings.confident)
+        reads = _resolve(found, self.settings.confident)
+        return [r for r in reads if r.confidence >= self.settings.min_confidence]
 
 
 def _suppress(centres: np.ndarray, ups: np.ndarray, heights: np.ndarray) -> list[int]:

@@ -34,19 +34,19 @@ def score_photo(found, label: dict) -> dict:
     tp: set[str] = set()
     fp: list[str] = []
     confusions: list[tuple[str, str]] = []
-    dont_care = wrong_unflagged = 0
+    dont_care = wrong_unflagged = pips_ok = 0
     for r in found:
         centre = np.mean(np.asarray(r.quad, float), 0)
         near = {cid for cid, c, w in boxes if np.hypot(*(centre - c)) < w / 2}
         if r.card_id in near and r.card_id not in tp and r.card_id in required:
             tp.add(r.card_id)
+            pips_ok += r.pips == cards[r.card_id]["pips"]
         elif r.card_id in near and r.card_id not in required:
             dont_care += 1
         else:   # elsewhere, another card's index, or the same card read twice
             fp.append(r.card_id)
             wrong_unflagged += not r.flagged
             confusions += [(cid, r.card_id) for cid in sorted(near) if cid != r.card_id]
-    pips_ok = sum(r.pips == cards[r.card_id]["pips"] for r in found if r.card_id in tp)
     return {"image": label["image"], "empty": not cards, "required": len(required), "tp": len(tp), "fp": fp,
             "fn": sorted(required - tp), "dont_care_read": dont_care, "confusions": confusions,
             "n_found": len(found), "flagged": sum(bool(r.flagged) for r in found), "pips_ok": pips_ok,
