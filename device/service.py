@@ -87,7 +87,7 @@ class TableService:
         self._camera_message = "not opened yet"
         self._retry_s = FIRST_RETRY_S
         self._next_open_at = 0.0
-        self._model_message = "loaded by the caller" if recogniser is not None else "not loaded"
+        self._model_message = "given by the caller" if recogniser is not None else "not loaded"
         self._model_error: str | None = None
         self._calibration_message = "not calibrated: cards are not assigned to sides"
         self._calibration_ok = True
@@ -112,7 +112,8 @@ class TableService:
         if self._recogniser is None:
             from vision import Recogniser
             self._recogniser = Recogniser.load(self.config.model.path)
-            self._model_message = f"loaded {self.config.model.path or 'bundled model'}"
+            name = getattr(self._recogniser, "name", "") or self.config.model.path or "bundled model"
+            self._model_message = f"{name} loaded"
         self._load_calibration()
         self._load_triggers()
         self.photos_dir.mkdir(parents=True, exist_ok=True)

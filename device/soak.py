@@ -7,7 +7,8 @@ The replay camera takes a capture through the web API every `--interval` seconds
 polled like a phone would (/, /healthz, the capture JSON, the photo). Resident memory (VmRSS), open file
 descriptors and threads of this process are sampled after each round. The run fails (exit 1) if any request
 failed, or if the median of the last third of the samples exceeds the median of the middle third by more than
-the tolerance: the first third is warm-up (model, caches, SQLite pages).
+the tolerance (memory: 8 MiB or 5 %, files: 3, threads: 2): the first third is warm-up (model, caches, SQLite
+pages).
 """
 from __future__ import annotations
 
@@ -199,15 +200,16 @@ def report(samples: list[Sample], errors: list[str], rounds: int, out) -> int:
         first, last = samples[0], samples[-1]
         print(f"growth over the run: rss {(last.rss_kib - first.rss_kib) / 1024:+.1f} MiB, "
               f"fds {last.fds - first.fds:+d}, threads {last.threads - first.threads:+d}", file=out)
-    problems = errors[:10] + judge(samples, rss_tolerance_kib=8 * 1024, fd_tolerance=3, thread_tolerance=2)
+    # 8 MiB or 5 %: onnxruntime's arena and SQLite's page cache settle in steps, a leak keeps climbing.
+    rss_tolerance = max(8 * 1024, int(0.05 * growth([s.rss_kib for s in samples])[0])) if len(samples) >= 6 else 0
+    problems = errors[:10] + judge(samples, rss_tolerance_kib=rss_tolerance, fd_tolerance=3, thread_tolerance=2)
     if len(samples) >= 6:
         rss = growth([s.rss_kib for s in samples])
         fds = growth([s.fds for s in samples])
-        after_warmup = samples[len(samples) // 3:]
-        slope = statistics.linear_regression([s.t for s in after_warmup],
-                                             [s.rss_kib for s in after_warmup]).slope
+        last_half = samples[len(samples) // 2:]
+        slope = statistics.linear_regression([s.t for s in last_half], [s.rss_kib for s in last_half]).slope
         print(f"median middle/last third: rss {rss[0] / 1024:.1f} -> {rss[1] / 1024:.1f} MiB, "
-              f"fds {fds[0]:.0f} -> {fds[1]:.0f}; rss trend after warm-up {slope * 3600 / 1024:+.1f} MiB/h",
+              f"fds {fds[0]:.0f} -> {fds[1]:.0f}; rss trend over the last half {slope * 3600 / 1024:+.1f} MiB/h",
               file=out)
     for line in problems:
         print(f"FAIL: {line}", file=out)
