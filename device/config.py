@@ -64,7 +64,7 @@ class CalibrationConfig(_Section):
 
 class WebConfig(_Section):
     host: str = Field("0.0.0.0", min_length=1, description="address to listen on; 0.0.0.0 = every interface")
-    port: int = Field(8080, ge=1, le=65535)
+    port: int = Field(8000, ge=1, le=65535)
     pin: str | None = Field(None, description="PIN players type to change data; digits")
     pin_file: Path | None = Field(None, description="file holding the PIN (first line)")
 

@@ -299,7 +299,8 @@ class TableService:
                 image = camera.capture()
                 _check_still(image)
                 if self._trigger is not None:  # this scene is taken: it must not trigger a second shot
-                    self._trigger.note_capture(camera.preview())
+                    # The still itself: a replay camera has already moved on to its next scene.
+                    self._trigger.note_capture(image)
             except Exception as exc:
                 self._camera_failed(f"capture failed: {exc}")
                 raise camera_error(f"camera capture failed: {exc}") from exc

@@ -314,8 +314,8 @@ def render(scene: Scene, deck: Deck, scale: float = 1.0, crop_to_cards: bool = F
     img = _table(scene, w, h)
     ids = np.full((h, w), -1, np.int16)
     px_per_mm_out = scene.ppm * scale
-    level_for = lambda: int(np.clip(math.floor(math.log2(deck.px_per_mm / max(px_per_mm_out, 1e-3))), 0, 5))
-    lvl = level_for()
+    # Mip level: at most 2x downsampling by the warp, so small renders do not alias.
+    lvl = int(np.clip(math.floor(math.log2(deck.px_per_mm / max(px_per_mm_out, 1e-3))), 0, 5))
     look = scene.look
     for item in scene.clutter:
         if item["kind"] != "pad":

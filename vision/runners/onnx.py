@@ -29,4 +29,7 @@ class OnnxRunner:
 
     def run(self, batch: np.ndarray) -> np.ndarray:
         """(N, 3, H, W) float32 -> first output as float32."""
-        return self.session.run(None, {self.input: np.ascontiguousarray(batch, np.float32)})[0]
+        try:
+            return self.session.run(None, {self.input: np.ascontiguousarray(batch, np.float32)})[0]
+        except Exception as exc:   # a model that loads but cannot run this input must not take the service down
+            raise ModelError(f"model run failed on input {batch.shape}: {exc}") from exc
