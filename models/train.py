@@ -157,7 +157,21 @@ def augment_crops(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     return x.clamp(0, 255)
 
 
-def train_cls(work: Path, epochs: int, bs: int, seed: int, lr: float, minutes: float = 1e9) -> None:
+def jitter_geometry(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """Small random turn (+-6 deg), scale (+-8 %) and shift of (N, 3, H, W) crops: the detector's typical errors."""
+    n = x.shape[0]
+    r = lambda: torch.rand(n, generator=gen) * 2 - 1
+    a, s = r() * math.radians(6), 1 + 0.08 * r()
+    h, w = x.shape[2:]
+    cos, sin = torch.cos(a) * s, torch.sin(a) * s
+    theta = torch.stack([torch.stack([cos, -sin * h / w, 0.06 * r()], 1),
+                         torch.stack([sin * w / h, cos, 0.04 * r()], 1)], 1)
+    grid = F.affine_grid(theta, list(x.shape), align_corners=False)
+    return F.grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=False)
+
+
+def train_cls(work: Path, epochs: int, bs: int, seed: int, lr: float, minutes: float = 1e9,
+              geometry: bool = False) -> None:
     data = np.load(work / "cls.npz")
     x = torch.from_numpy(data["x"]).permute(0, 3, 1, 2).contiguous()    # uint8 (N, 3, 128, 32)
     y, pips = torch.from_numpy(data["y"]), torch.from_numpy(data["pips"])
@@ -188,7 +202,8 @@ def train_cls(work: Path, epochs: int, bs: int, seed: int, lr: float, minutes: f
             for g in opt.param_groups:
                 g["lr"] = lr * 0.5 * (1 + math.cos(math.pi * min(done, 1.0)))
             idx = order[k * bs:(k + 1) * bs]
-            out = net(augment_crops(x[idx].float(), gen))
+            xb = x[idx].float()
+            out = net(augment_crops(jitter_geometry(xb, gen) if geometry else xb, gen))
             card_loss = F.cross_entropy(out[:, :55], y[idx], label_smoothing=0.05)
             is_card = (y[idx] != BACKGROUND).float()
             pip_loss = (F.cross_entropy(out[:, 55:], pips[idx], reduction="none") * is_card).sum() / is_card.sum().clamp(min=1)
@@ -232,6 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ckpt-every", type=int, default=50)
     ap.add_argument("--det-minutes", type=float, default=1e9, help="time budget; the schedule fits it")
     ap.add_argument("--cls-minutes", type=float, default=1e9)
+    ap.add_argument("--cls-geometry", action="store_true", help="also jitter crop turn/scale/shift")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args(argv)
@@ -244,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
             deck = deck or Deck.load(args.faces, args.deck)
             np.savez(args.work / f"{kind}.npz", **make(n, args.seed + (1 if kind == "det" else 2), deck))
     if args.stage in ("cls", "all"):
-        train_cls(args.work, args.cls_epochs, args.cls_batch, args.seed, 2e-3, args.cls_minutes)
+        train_cls(args.work, args.cls_epochs, args.cls_batch, args.seed, 2e-3, args.cls_minutes, args.cls_geometry)
     if args.stage in ("det", "all"):
         train_det(args.work, args.det_steps, args.det_batch, args.det_size, args.seed, args.ckpt_every, 2e-3,
                   args.det_minutes)

@@ -1,0 +1,213 @@
+"""End to end in headless Chromium against the real demo table (`tarokcam serve --demo`): the replay camera
+on the bundled photos, the bundled ONNX recogniser, the SQLite store. Capture the Declarer's pile with the
+page's button, correct a card, capture the Defenders' pile, enter the hand, read the score sheet.
+
+What the model recognises is not fixed here: every expectation is derived from the API and the store."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from conftest import PIN
+
+import scoring
+from device.commands.serve import config_from_args, resolve_pin
+from device.config import check_paths
+from device.service import TableService
+from device.storage import Store
+from device.web import create_app
+
+CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
+        reason="needs Debian's chromium and chromium-driver (apt-get install -y chromium chromium-driver)",
+    ),
+]
+WAIT_S = 30  # each explicit wait; the whole test stays well under 90 s
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def demo(tmp_path):
+    """The table as `serve --demo` builds it, with the state in tmp_path and only the button capturing."""
+    uvicorn = pytest.importorskip("uvicorn")
+    port = free_port()
+    args = argparse.Namespace(config=None, demo=True, host=None, port=port, state_dir=tmp_path / "state")
+    # No still-scene trigger: the replay camera must shoot only when the test presses Capture now.
+    config = config_from_args(args).with_overrides({"trigger.auto": False, "web.pin": PIN})
+    assert config.camera.backend == "replay", "no bundled demo photos"
+    assert check_paths(config) == []
+    state_dir = config.storage.state_dir
+    state_dir.mkdir(parents=True, exist_ok=True)
+    store = Store(state_dir / "tarokcam.sqlite3")
+    service = TableService(config, store)
+    service.start()
+    app = create_app(
+        store=store,
+        controller=service,
+        photos_dir=service.photos_dir,
+        pin=resolve_pin(config.web, state_dir),
+        settings={"game": config.games.default_game, "system": config.games.scoring_system, "poll_ms": 500},
+    )
+    server = uvicorn.Server(
+        uvicorn.Config(app, host=config.web.host, port=config.web.port, log_level="warning")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    service.start_loop(ready_check=lambda: server.started)
+    for _ in range(200):  # bounded: 10 s
+        if server.started:
+            break
+        time.sleep(0.05)
+    try:
+        assert server.started, "uvicorn did not start"
+        yield f"http://{config.web.host}:{config.web.port}", store
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        service.stop()
+        store.close()
+    assert not thread.is_alive(), "uvicorn did not stop"
+
+
+@pytest.fixture
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                "--window-size=412,915"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+
+
+def get_json(url: str) -> dict:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return json.load(response)
+
+
+def latest_capture(base: str) -> dict:
+    """The newest capture as the API gives it: cards with corrections applied."""
+    capture_id = get_json(f"{base}/api/captures/latest")["id"]
+    assert capture_id is not None
+    return get_json(f"{base}/api/captures/{capture_id}")
+
+
+def live(capture: dict) -> list[str]:
+    return [c["id"] for c in capture["cards"] if not c["removed"]]
+
+
+def test_demo_table_capture_correct_score(demo, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.select import Select
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    base, store = demo
+    wait = WebDriverWait(browser, WAIT_S)
+    session = store.current_session()
+    game = scoring.find_game(session["game"])
+    players = session["players"]
+
+    browser.get(f"{base}/login?next=/capture")
+    browser.find_element(By.ID, "pin").send_keys(PIN)
+    browser.find_element(By.ID, "login-submit").click()
+    wait.until(ec.url_contains("/capture"))
+
+    # The Declarer's pile: the replay camera's first photo, recognised by the bundled model.
+    Select(browser.find_element(By.ID, "capture-side")).select_by_value("declarer")
+    browser.find_element(By.ID, "capture-now").click()
+    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "#capture-panel .photo img")))
+    first = latest_capture(base)
+    assert first["side"] == "declarer" and not first["error"]
+    assert len(live(first)) >= 10, f"the model found only {live(first)}"
+    assert browser.find_element(By.CSS_SELECTOR, "#capture-panel h2").text == f"Photo {first['id']}"
+    shown_quads = browser.find_elements(By.CSS_SELECTOR, "#capture-panel svg g.quad")
+    assert len(shown_quads) == sum(1 for c in first["cards"] if c.get("quad"))
+    photo_ok = browser.execute_script(
+        "const i = document.querySelector('#capture-panel .photo img'); return i.complete && i.naturalWidth;"
+    )
+    assert photo_ok == first["width"]
+
+    # Correct the first card: the picker offers only cards not yet placed as unmarked.
+    old = browser.find_element(By.CSS_SELECTOR, '.card-btn[data-index="0"]').get_attribute("data-card")
+    browser.find_element(By.CSS_SELECTOR, '.card-btn[data-index="0"]').click()
+    wait.until(ec.visibility_of_element_located((By.ID, "picker")))
+    pick = browser.find_element(By.CSS_SELECTOR, "#picker .pick:not(.placed)")
+    new = pick.get_attribute("data-card")
+    assert new != old and new not in live(first)
+    pick.click()
+    wait.until(ec.text_to_be_present_in_element_attribute(
+        (By.CSS_SELECTOR, '.card-btn[data-index="0"]'), "data-card", new))
+    corrected = latest_capture(base)
+    assert corrected["id"] == first["id"] and live(corrected)[0] == new
+    assert store.corrections(first["id"])[-1]["new_id"] == new
+    points = game.format(game.count(live(corrected)))
+    assert browser.find_element(By.ID, "capture-points").text == points
+    assert browser.find_element(By.CSS_SELECTOR, "#pile-declarer td.num").text.startswith(points)
+
+    # The Defenders' pile: the replay camera's next photo.
+    Select(browser.find_element(By.ID, "capture-side")).select_by_value("defenders")
+    browser.find_element(By.ID, "capture-now").click()
+    second_id = first["id"] + 1
+    wait.until(ec.text_to_be_present_in_element((By.CSS_SELECTOR, "#capture-panel h2"), f"Photo {second_id}"))
+    second = latest_capture(base)
+    assert second["id"] == second_id and second["side"] == "defenders" and live(second)
+    assert browser.find_element(By.ID, "capture-points").text == game.format(game.count(live(second)))
+
+    # A card the model (or the correction) put on both sides: the players take it off the Defenders' photo.
+    for card in sorted(set(live(corrected)) & set(live(second))):
+        button = f'.card-btn[data-card="{card}"]:not(.removed)'
+        browser.find_element(By.CSS_SELECTOR, button).click()
+        wait.until(ec.visibility_of_element_located((By.ID, "picker-remove")))
+        browser.find_element(By.ID, "picker-remove").click()
+        wait.until(ec.invisibility_of_element_located((By.CSS_SELECTOR, button)))
+    second = latest_capture(base)
+    assert not set(live(corrected)) & set(live(second))
+    assert "Twice" not in browser.find_element(By.ID, "pile-check").text
+
+    # Enter the hand for the evening's game and players, counted from the photographed piles.
+    browser.find_element(By.ID, "enter-hand").click()
+    wait.until(ec.presence_of_element_located((By.ID, "hand-form")))
+    Select(browser.find_element(By.ID, "declarer")).select_by_visible_text(players[0])
+    if browser.find_elements(By.ID, "partner"):
+        Select(browser.find_element(By.ID, "partner")).select_by_visible_text(players[2])
+    Select(browser.find_element(By.ID, "contract")).select_by_value("three")
+    assert browser.find_element(By.ID, "source-piles").is_selected()
+    browser.find_element(By.ID, "save-hand").click()
+    wait.until(ec.presence_of_element_located((By.ID, "saved")))
+
+    stored = store.hands(session["id"])
+    assert len(stored) == 1
+    hand = stored[0]["hand"]
+    assert hand["declarer"] == players[0] and hand["contract"] == "three"
+    assert hand["piles"] == {"declarer": live(corrected), "defenders": live(second)}
+
+    browser.get(f"{base}/sheet")
+    wait.until(ec.presence_of_element_located((By.ID, "totals")))
+    shown = {p: browser.find_element(By.CSS_SELECTOR, f'#totals td[data-player="{p}"]').text for p in players}
+    expected = scoring.score_sheet(
+        session["game"], players, [h["hand"] for h in stored], session["system"], session["tariffs"] or None
+    )["totals"]
+    assert shown == {p: str(expected.get(p, 0)) for p in players}
+    assert any(v != "0" for v in shown.values())
