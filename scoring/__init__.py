@@ -4,7 +4,7 @@ from scoring.deck import DECK, Card, IllegalHandError, UnknownCardError, card, c
 from scoring.game import Game
 from scoring.games import GAMES, find_game
 from scoring.result import HandFormatError, HandResult, LedgerStep, ScoringSystem
-from scoring.session import score_sheet  # noqa: E402
+from scoring.session import score_sheet
 from scoring.suggest import suggest_bonuses
 
 
@@ -23,7 +23,22 @@ def score_hand(hand: dict, options: dict | None = None) -> HandResult:
     return game.score(hand, options)
 
 __all__ = [
-    "DECK", "GAMES", "Card", "Game", "HandFormatError", "HandResult", "IllegalHandError", "LedgerStep",
-    "ScoringSystem", "UnknownCardError", "score_hand", "score_sheet", "suggest_bonuses",
-    "card", "cards", "find_game", "format_points", "parse_points",
+    "DECK",
+    "GAMES",
+    "Card",
+    "Game",
+    "HandFormatError",
+    "HandResult",
+    "IllegalHandError",
+    "LedgerStep",
+    "ScoringSystem",
+    "UnknownCardError",
+    "card",
+    "cards",
+    "find_game",
+    "format_points",
+    "parse_points",
+    "score_hand",
+    "score_sheet",
+    "suggest_bonuses",
 ]

@@ -1,9 +1,10 @@
 """A game is a value: its deck, its counter, its tariffs and its hand scorer."""
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 from scoring.counters import format_points, parse_points
 from scoring.deck import Card, cards, check_pile

@@ -1,8 +1,9 @@
 """Reading a hand record (a JSON object) field by field; every error names its field."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from fractions import Fraction
-from typing import Any, Iterable
+from typing import Any
 
 from scoring.counters import parse_points
 from scoring.deck import IllegalHandError, UnknownCardError

@@ -18,7 +18,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import vision   # heavy imports only when the command runs, so `tarokcam --help` stays fast
+    import vision  # heavy imports only when the command runs, so `tarokcam --help` stays fast
 
     game = None
     if args.game:

@@ -13,8 +13,8 @@ from scoring import hand as read
 from scoring.counters import count_in_thirds
 from scoring.deck import DECK
 from scoring.game import Game
-from scoring.result import HandFormatError, HandResult
-from scoring.settlement import settle_lone, settle_sides
+from scoring.games._shared import both, dodge_round, kontra_level, sides
+from scoring.result import HandResult
 
 # partner: "called" (a King is called; calling one's own King plays alone) or "alone".
 # won_by: "card_points" (positive contracts) or "made" (the hand says whether the trick target was met).
@@ -89,18 +89,6 @@ def _short(item: str) -> str:
     return NAMES[item].split(" (")[0]
 
 
-def _kontra(hand: dict, item: str, tariff: dict) -> int:
-    level = read.kontra(hand, item)
-    if level not in tariff["kontra_levels"]:
-        raise HandFormatError(f"kontra.{item}", f"expected one of {tariff['kontra_levels']}, got {level}")
-    return level
-
-
-def _both(winners, losers, value) -> tuple[dict, dict]:
-    """Simplified: each winner adds the value. Traditional: two against two, or a lone player against three."""
-    return {p: value for p in winners}, settle_sides(winners, losers, value)
-
-
 def score(hand: dict, options: dict | None = None) -> HandResult:
     """Score a Königrufen hand under both systems.
 
@@ -124,25 +112,18 @@ def score(hand: dict, options: dict | None = None) -> HandResult:
     terms = tariff["contracts"][contract]
     read.check_kontra_items(hand, ("contract", *BONUS_IDS))
     ledger = read.Ledger(names)
-    value = Fraction(terms["value"]) * _kontra(hand, "contract", tariff)
+    value = Fraction(terms["value"]) * kontra_level(hand, "contract", tariff)
     if terms["won_by"] == "dodge_round":
-        # Every player for themselves: the player with the most Card Points pays each of the others.
-        loser = read.player(hand, "dodge_round_loser", names)
-        others = [p for p in names if p != loser]
-        ledger.add(
-            "Dodge Round",
-            f"{loser} took the most Card Points and pays {value} VP to each other player",
-            {p: value for p in others},
-            settle_lone(loser, others, -value),
+        loser = dodge_round(
+            ledger,
+            hand,
+            names,
+            value,
+            "{loser} took the most Card Points and pays {value} VP to each other player",
         )
         return ledger.result(GAME.id, facts={"dodge_round_loser": loser})
 
-    declarer = read.player(hand, "declarer", names)
-    partner = read.player(hand, "partner", names, optional=True)
-    if partner not in (None, declarer) and terms["partner"] != "called":
-        raise HandFormatError("partner", f"{_short(contract)} is played alone; leave partner empty")
-    side = (declarer,) if partner in (None, declarer) else (declarer, partner)
-    others = tuple(p for p in names if p not in side)
+    side, others = sides(hand, names, terms, _short(contract))
     of = {"declarer": side, "defenders": others}
     facts: dict = {"declarer_side": list(side), "defenders": list(others)}
     if terms["won_by"] == "made":
@@ -163,13 +144,13 @@ def score(hand: dict, options: dict | None = None) -> HandResult:
     valat = next((b for b in entries if b["bonus"] == "valat"), None)
     if valat and valat["made"]:
         how_v = "announced" if valat["announced"] else "silent"
-        factor = tariff["valat"][how_v] * _kontra(hand, "valat", tariff)
-        paid = Fraction(terms["value"]) * _kontra(hand, "contract", tariff) * factor
+        factor = tariff["valat"][how_v] * kontra_level(hand, "valat", tariff)
+        paid = Fraction(terms["value"]) * kontra_level(hand, "contract", tariff) * factor
         ledger.add(
             f"Valat, {how_v}",
             f"{_short(contract)} {terms['value']} VP x{factor} instead of the contract "
             f"and the bonuses, to each of {' and '.join(of[valat['side']])}",
-            *_both(of[valat["side"]], of[_other(valat["side"])], paid),
+            *both(of[valat["side"]], of[_other(valat["side"])], paid),
         )
         return ledger.result(GAME.id, facts={**facts, "won": valat["side"] == "declarer", "valat": True})
 
@@ -179,21 +160,23 @@ def score(hand: dict, options: dict | None = None) -> HandResult:
         f"{_short(contract)}{f', kontra x{level}' if level > 1 else ''} {'won' if won else 'lost'}",
         f"{how}; {value} VP to each of {' and '.join(winners)}"
         f"{f' (a lost {_short(contract)} pays x{doubled})' if doubled else ''}",
-        *_both(winners, losers, value),
+        *both(winners, losers, value),
     )
     for b in entries:
         if b["bonus"] == "valat":
             # An announced Valat that fails: the other side adds the announced value of the contract.
-            paid = Fraction(terms["value"]) * tariff["valat"]["announced"] * _kontra(hand, "valat", tariff)
+            paid = (
+                Fraction(terms["value"]) * tariff["valat"]["announced"] * kontra_level(hand, "valat", tariff)
+            )
             if b["announced"]:
                 ledger.add(
                     "Valat, announced, failed",
                     f"{paid} VP to each of {' and '.join(of[_other(b['side'])])}",
-                    *_both(of[_other(b["side"])], of[b["side"]], paid),
+                    *both(of[_other(b["side"])], of[b["side"]], paid),
                 )
             continue
         earners, paid = read.bonus_payment(b, tariff["bonuses"][b["bonus"]])
-        paid *= _kontra(hand, b["bonus"], tariff)
+        paid *= kontra_level(hand, b["bonus"], tariff)
         if paid == 0:
             continue
         how = "announced" if b["announced"] else "silent"
@@ -201,7 +184,7 @@ def score(hand: dict, options: dict | None = None) -> HandResult:
         ledger.add(
             step,
             f"{paid} VP to each of {' and '.join(of[earners])}",
-            *_both(of[earners], of[_other(earners)], paid),
+            *both(of[earners], of[_other(earners)], paid),
         )
     return ledger.result(GAME.id, facts={**facts, "won": won})
 

@@ -13,8 +13,8 @@ from scoring import hand as read
 from scoring.counters import count_per_card
 from scoring.deck import DECK
 from scoring.game import Game
-from scoring.result import HandFormatError, HandResult
-from scoring.settlement import settle_lone, settle_sides
+from scoring.games._shared import both, dodge_round, kontra_level, leaders, sides
+from scoring.result import HandResult
 
 # The 40-card pack drops Taroks II and III and keeps one blank per suit: the red 1 and the black 10,
 # as in the 42-card Hungarian pack. The blanks count 0, so the deck holds 52 pips + 36 = 88.
@@ -61,18 +61,6 @@ BONUS_IDS = tuple(b for b, _ in BONUSES)
 LAST_TRICK = {"pagat": "pagat_ultimo"}  # a silent Ultimo attempt, read from the last trick
 
 
-def _kontra(hand: dict, item: str, tariff: dict) -> int:
-    level = read.kontra(hand, item)
-    if level not in tariff["kontra_levels"]:
-        raise HandFormatError(f"kontra.{item}", f"expected one of {tariff['kontra_levels']}, got {level}")
-    return level
-
-
-def _both(winners, losers, value) -> tuple[dict, dict]:
-    """Simplified: each winner adds. Traditional: each loser pays their counterpart; a lone player all three."""
-    return {p: value for p in winners}, settle_sides(winners, losers, value)
-
-
 def score(hand: dict, options: dict | None = None) -> HandResult:
     """Score a Calling the Twenty hand under both systems.
 
@@ -90,26 +78,15 @@ def score(hand: dict, options: dict | None = None) -> HandResult:
     terms = tariff["contracts"][contract]
     read.check_kontra_items(hand, ("contract", *BONUS_IDS))
     ledger = read.Ledger(names)
-    level = _kontra(hand, "contract", tariff)
+    level = kontra_level(hand, "contract", tariff)
     value = Fraction(terms["value"]) * level
     if terms["won_by"] == "dodge_round":
-        # Every player for themselves: the player with the most Card Points pays each of the others.
-        loser = read.player(hand, "dodge_round_loser", names)
-        others = [p for p in names if p != loser]
-        ledger.add(
-            "Dodge Round",
-            f"{loser} took the most Card Points: {value} VP to each other player",
-            {p: value for p in others},
-            settle_lone(loser, others, -value),
+        loser = dodge_round(
+            ledger, hand, names, value, "{loser} took the most Card Points: {value} VP to each other player"
         )
         return ledger.result(GAME.id, facts={"dodge_round_loser": loser})
 
-    declarer = read.player(hand, "declarer", names)
-    partner = read.player(hand, "partner", names, optional=True)
-    if partner not in (None, declarer) and terms["partner"] != "called":
-        raise HandFormatError("partner", f"{NAMES[contract]} is played alone; leave partner empty")
-    side = (declarer,) if partner in (None, declarer) else (declarer, partner)
-    others = tuple(p for p in names if p not in side)
+    side, others = sides(hand, names, terms, NAMES[contract])
     of = {"declarer": side, "defenders": others}
     facts: dict = {"declarer_side": list(side), "defenders": list(others)}
     if terms["won_by"] == "made":
@@ -125,11 +102,11 @@ def score(hand: dict, options: dict | None = None) -> HandResult:
     ledger.add(
         f"{NAMES[contract][0].upper()}{NAMES[contract][1:]}{kontra} {'won' if won else 'lost'}",
         f"{how}; {value} VP to each of {' and '.join(winners)}",
-        *_both(winners, losers, value),
+        *both(winners, losers, value),
     )
     for b in read.last_trick_bonuses(hand, read.unique_bonuses(read.bonuses(hand, BONUS_IDS)), LAST_TRICK):
         earners, paid = read.bonus_payment(b, tariff["bonuses"][b["bonus"]])
-        paid *= _kontra(hand, b["bonus"], tariff)
+        paid *= kontra_level(hand, b["bonus"], tariff)
         if paid == 0:
             continue
         payers = "defenders" if earners == "declarer" else "declarer"
@@ -137,7 +114,7 @@ def score(hand: dict, options: dict | None = None) -> HandResult:
         how = "announced" if b["announced"] else "declared" if b["bonus"] == "trull" else "silent"
         step = f"{'Failed ' if not b['made'] else ''}{NAMES[b['bonus']]}, {how}"
         ledger.add(
-            step, f"{paid} VP to each of {' and '.join(of[earners])}", *_both(of[earners], of[payers], paid)
+            step, f"{paid} VP to each of {' and '.join(of[earners])}", *both(of[earners], of[payers], paid)
         )
     return ledger.result(GAME.id, facts={**facts, "won": won})
 
@@ -160,8 +137,7 @@ def session_end(totals: dict, hands_played: int, options: dict | None = None) ->
         ended = any(v >= tariff["finish_at"] for v in totals.values())
         out = {"system": system, "finish_at": tariff["finish_at"], "ended": ended}
     if out["ended"]:
-        best = max(totals.values())
-        out["winners"] = [p for p, v in totals.items() if v == best]
+        out["winners"] = leaders(totals)
     return out
 
 

@@ -16,6 +16,7 @@ from scoring import hand as read
 from scoring.counters import count_in_pairs
 from scoring.deck import DECK
 from scoring.game import Game
+from scoring.games._shared import first_to
 from scoring.result import HandFormatError, HandResult
 from scoring.settlement import settle_lone
 
@@ -178,12 +179,7 @@ def session_end(totals: dict, hands_played: int, options: dict | None = None) ->
     options = options or {}
     targets = read.merged_tariff(TARIFF, options)["targets"]
     target = targets["short" if options.get("short_evening") else "evening"]
-    ended = any(v >= target for v in totals.values())
-    out = {"target": target, "ended": ended}
-    if ended:
-        best = max(totals.values())
-        out["winners"] = [p for p, v in totals.items() if v == best]
-    return out
+    return first_to(totals, target, "target")
 
 
 GAME = Game(

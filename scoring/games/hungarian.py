@@ -13,8 +13,9 @@ from scoring import hand as read
 from scoring.counters import count_per_card
 from scoring.deck import DECK
 from scoring.game import Game
+from scoring.games._shared import both, kontra_level
 from scoring.result import HandFormatError, HandResult
-from scoring.settlement import settle_lone, settle_sides
+from scoring.settlement import settle_lone
 
 DECK_42 = tuple(c for c in DECK if c.in_42_card_deck)
 
@@ -57,22 +58,10 @@ LAST_TRICK = {"pagat": "pagat_ultimo"}  # a silent Ultimo attempt, read from the
 SIDE_WORDS = {"declarer": "Declarer's", "defenders": "Defenders'"}
 
 
-def _kontra(hand: dict, item: str, tariff: dict) -> int:
-    level = read.kontra(hand, item)
-    if level not in tariff["kontra_levels"]:
-        raise HandFormatError(f"kontra.{item}", f"expected one of {tariff['kontra_levels']}, got {level}")
-    return level
-
-
 def _kontra_words(level: int) -> str:
     return {1: "", 2: ", with Kontra", 4: ", with Rekontra", 8: ", with Subkontra"}.get(
         level, f", kontra x{level}"
     )
-
-
-def _both(winners, losers, value) -> tuple[dict, dict]:
-    """Simplified: each winner adds the value. Traditional: the losers pay it, side against side."""
-    return {p: value for p in winners}, settle_sides(winners, losers, value)
 
 
 def score(hand: dict, options: dict | None = None) -> HandResult:
@@ -138,7 +127,7 @@ def score(hand: dict, options: dict | None = None) -> HandResult:
     feats = {b["bonus"]: b for b in entries if b["bonus"] in tariff["multipliers"]}
 
     # The contract: doubled by double game (71+ Card Points) or tripled by Valat, each doubled again if announced.
-    level = _kontra(hand, "contract", tariff)
+    level = kontra_level(hand, "contract", tariff)
     side_points = {"declarer": points, "defenders": GAME.total - points}
     for i, b in enumerate(entries):
         if b["bonus"] == "double_game" and b["made"] != (side_points[b["side"]] >= tariff["double_game_at"]):
@@ -154,12 +143,12 @@ def score(hand: dict, options: dict | None = None) -> HandResult:
     if valat and valat["made"]:
         how = "announced" if valat["announced"] else "silent"
         factor = tariff["multipliers"]["valat"][how]
-        feat_text, feat_kontra = f", Valat {how} x{factor}", _kontra(hand, "valat", tariff)
+        feat_text, feat_kontra = f", Valat {how} x{factor}", kontra_level(hand, "valat", tariff)
     elif winner_points >= tariff["double_game_at"]:
         how = "announced" if double and double["announced"] and double["side"] == winner_name else "silent"
         factor = tariff["multipliers"]["double_game"][how]
         feat_text = f", double game {how} x{factor}"
-        feat_kontra = _kontra(hand, "double_game", tariff) if how == "announced" else 1
+        feat_kontra = kontra_level(hand, "double_game", tariff) if how == "announced" else 1
     value = base * factor * level * feat_kontra
     title = f"{NAMES[contract].split(' (')[0]}{_kontra_words(level)}, {'won' if won else 'lost'}"
     detail = (
@@ -167,25 +156,25 @@ def score(hand: dict, options: dict | None = None) -> HandResult:
         f"{base} VP{feat_text}{f' x{level} kontra' if level > 1 else ''}"
         f"{f' x{feat_kontra} kontra' if feat_kontra > 1 else ''} = {value} VP to each of {' and '.join(winners)}"
     )
-    ledger.add(title, detail, *_both(winners, losers, value))
+    ledger.add(title, detail, *both(winners, losers, value))
 
     # An announced multiplier that fails pays the opponents the contract at the multiplied rate.
     for feat in (valat, double):
         if feat and feat["announced"] and not feat["made"]:
             rate = tariff["multipliers"][feat["bonus"]]["announced"]
-            paid = base * rate * level * _kontra(hand, feat["bonus"], tariff)
+            paid = base * rate * level * kontra_level(hand, feat["bonus"], tariff)
             gainers = of["defenders" if feat["side"] == "declarer" else "declarer"]
             ledger.add(
                 f"{NAMES[feat['bonus']]}, announced, failed",
                 f"the opponents add the contract at x{rate}: {paid} VP each",
-                *_both(gainers, of[feat["side"]], paid),
+                *both(gainers, of[feat["side"]], paid),
             )
 
     for b in entries:
         if b["bonus"] in tariff["multipliers"]:
             continue
         earners, paid = read.bonus_payment(b, tariff["bonuses"][b["bonus"]])
-        paid *= _kontra(hand, b["bonus"], tariff)
+        paid *= kontra_level(hand, b["bonus"], tariff)
         if paid == 0:
             continue  # a silent Trull or Four Kings that nobody made costs nothing
         payers = "defenders" if earners == "declarer" else "declarer"
@@ -194,7 +183,7 @@ def score(hand: dict, options: dict | None = None) -> HandResult:
             f"{_kontra_words(read.kontra(hand, b['bonus']))}{'' if b['made'] else ', failed'}"
         )
         ledger.add(
-            step, f"{paid} VP to each of {' and '.join(of[earners])}", *_both(of[earners], of[payers], paid)
+            step, f"{paid} VP to each of {' and '.join(of[earners])}", *both(of[earners], of[payers], paid)
         )
     declared = _tarok_declarations(hand, active, tariff, ledger)
     facts.update(card_points=GAME.format(points), won=won, tarok_declarations=declared)

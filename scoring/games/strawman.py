@@ -12,6 +12,7 @@ from scoring import hand as read
 from scoring.counters import count_thirds_rounded
 from scoring.deck import DECK
 from scoring.game import Game
+from scoring.games._shared import first_to
 from scoring.result import HandFormatError, HandResult
 
 TARIFF = {
@@ -108,12 +109,7 @@ def session_end(totals: dict, hands_played: int, options: dict | None = None) ->
     {'match_to': 11, 'ended': True, 'winners': ['Anna']}
     """
     target = read.merged_tariff(TARIFF, options)["match_to"]
-    ended = any(v >= target for v in totals.values())
-    out = {"match_to": target, "ended": ended}
-    if ended:
-        best = max(totals.values())
-        out["winners"] = [p for p, v in totals.items() if v == best]
-    return out
+    return first_to(totals, target, "match_to")
 
 
 GAME = Game(

@@ -1,38 +1,27 @@
 """Dappen hand scoring (scoring/games/dappen.py) against doc 000: Furtwangen cents and Simplified tiers."""
 
-import json
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
+from golden import check_golden_hand, check_malformed, check_zero_sum, golden_errors, golden_hands, load
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring import HandFormatError, find_game, score_hand
-from scoring.settlement import is_zero_sum
+from scoring import find_game, score_hand
 
 GAME = find_game("dappen")
-DATA = json.loads((Path(__file__).parent / "data" / "dappen.json").read_text(encoding="utf-8"))
-EXAMPLE = json.loads(
-    (Path(__file__).parents[2] / "scoring" / "examples" / "dappen.json").read_text(encoding="utf-8")
-)
+DATA, EXAMPLE = load("dappen")
 
 
-@pytest.mark.parametrize("case", DATA["hands"], ids=lambda c: c["name"])
+@golden_hands(DATA)
 def test_golden_hand(case):
-    result = score_hand(case["hand"], case.get("options")).to_json()
+    result = check_golden_hand(case)
     assert result["traditional_unit"] == "cents"
-    assert result["simplified"] == case["simplified"], case["why"]
-    assert result["traditional"] == case["traditional"], case["why"]
-    if "steps" in case:
-        assert [s["step"] for s in result["ledger"]] == case["steps"]
 
 
-@pytest.mark.parametrize("case", DATA["errors"], ids=lambda c: c["field"])
+@golden_errors(DATA)
 def test_malformed_hand_names_the_field(case):
-    with pytest.raises(HandFormatError) as err:
-        score_hand({"game": "dappen", **case["hand"]}, case.get("options"))
-    assert err.value.field == case["field"]
+    check_malformed("dappen", case)
 
 
 def test_shipped_example_is_the_documents_worked_example():
@@ -94,5 +83,4 @@ def hands(draw):
 @given(hands(), st.booleans())
 def test_every_traditional_settlement_is_zero_sum(hand, half):
     result = score_hand(hand, {"half_game": half})
-    assert is_zero_sum(result.traditional)
-    assert all(is_zero_sum(step.traditional) for step in result.ledger)
+    check_zero_sum(result)

@@ -1,40 +1,27 @@
 """Hungarian Tarokk hand scoring (scoring/games/hungarian.py) against docs 000 and 003."""
 
-import json
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
+from golden import check_golden_hand, check_malformed, check_zero_sum, golden_errors, golden_hands, load
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring import HandFormatError, find_game, score_hand
-from scoring.settlement import is_zero_sum
+from scoring import find_game, score_hand
 
 GAME = find_game("hungarian")
-DATA = json.loads((Path(__file__).parent / "data" / "hungarian.json").read_text(encoding="utf-8"))
-EXAMPLE = json.loads(
-    (Path(__file__).parents[2] / "scoring" / "examples" / "hungarian.json").read_text(encoding="utf-8")
-)
+DATA, EXAMPLE = load("hungarian")
 
 
-@pytest.mark.parametrize("case", DATA["hands"], ids=lambda c: c["name"])
+@golden_hands(DATA)
 def test_golden_hand(case):
-    result = score_hand(case["hand"], case.get("options")).to_json()
-    assert result["simplified"] == case["simplified"], case["why"]
-    assert result["traditional"] == case["traditional"], case["why"]
-    if "steps" in case:
-        assert [s["step"] for s in result["ledger"]] == case["steps"]
-    if "card_points" in case:
-        assert result["facts"]["card_points"] == case["card_points"]
+    check_golden_hand(case, card_points=True)
 
 
-@pytest.mark.parametrize("case", DATA["errors"], ids=lambda c: c["field"])
+@golden_errors(DATA)
 def test_malformed_hand_names_the_field(case):
-    with pytest.raises(HandFormatError) as err:
-        score_hand({"game": "hungarian", **case["hand"]}, case.get("options"))
-    assert err.value.field == case["field"]
-    assert str(err.value).startswith(case["field"] + ": ")
+    err = check_malformed("hungarian", case)
+    assert str(err).startswith(case["field"] + ": ")
 
 
 def test_shipped_example_is_the_documents_worked_example():
@@ -165,8 +152,7 @@ def hands(draw):
 @given(hands())
 def test_every_traditional_settlement_is_zero_sum(hand):
     result = score_hand(hand)
-    assert is_zero_sum(result.traditional)
-    assert all(is_zero_sum(step.traditional) for step in result.ledger)
+    check_zero_sum(result)
     assert all(v >= 0 for v in result.simplified.values())  # Simplified Scoring only adds
     if "dealer" in hand:
         assert result.simplified[hand["dealer"]] == result.traditional[hand["dealer"]] == Fraction(0)

@@ -1,39 +1,34 @@
 """Calling the King (Königrufen) hand scoring (scoring/games/calling_the_king.py) against docs 000 and 001."""
 
-import json
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
+from golden import (
+    calling_hands,
+    check_golden_hand,
+    check_malformed,
+    check_zero_sum,
+    golden_errors,
+    golden_hands,
+    load,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring import HandFormatError, find_game, score_hand
-from scoring.settlement import is_zero_sum
+from scoring import find_game, score_hand
 
 GAME = find_game("Königrufen")
-DATA = json.loads((Path(__file__).parent / "data" / "koenigrufen.json").read_text(encoding="utf-8"))
-EXAMPLE = json.loads(
-    (Path(__file__).parents[2] / "scoring" / "examples" / "koenigrufen.json").read_text(encoding="utf-8")
-)
+DATA, EXAMPLE = load("koenigrufen")
 
 
-@pytest.mark.parametrize("case", DATA["hands"], ids=lambda c: c["name"])
+@golden_hands(DATA)
 def test_golden_hand(case):
-    result = score_hand(case["hand"], case.get("options")).to_json()
-    assert result["simplified"] == case["simplified"], case["why"]
-    assert result["traditional"] == case["traditional"], case["why"]
-    if "steps" in case:
-        assert [s["step"] for s in result["ledger"]] == case["steps"]
-    if "card_points" in case:
-        assert result["facts"]["card_points"] == case["card_points"]
+    check_golden_hand(case, card_points=True)
 
 
-@pytest.mark.parametrize("case", DATA["errors"], ids=lambda c: c["field"])
+@golden_errors(DATA)
 def test_malformed_hand_names_the_field(case):
-    with pytest.raises(HandFormatError) as err:
-        score_hand({"game": "koenigrufen", **case["hand"]}, case.get("options"))
-    assert err.value.field == case["field"]
+    check_malformed("koenigrufen", case)
 
 
 def test_shipped_example_is_the_documents_worked_example():
@@ -98,35 +93,21 @@ BONUS = st.fixed_dictionaries(
         "made": st.booleans(),
     }
 )
-CONTRACTS = [c for c, _ in GAME.contracts]
 
 
-@st.composite
-def hands(draw):
-    players = ["Anna", "Ben", "Clara", "Dora"]
-    contract = draw(st.sampled_from(CONTRACTS))
-    terms = GAME.tariff["contracts"][contract]
-    hand = {"game": "koenigrufen", "players": players, "contract": contract}
-    if terms["won_by"] == "dodge_round":
-        hand["dodge_round_loser"] = draw(st.sampled_from(players))
-        return hand
-    hand["declarer"] = draw(st.sampled_from(players))
-    if terms["partner"] == "called":
-        hand["partner"] = draw(st.sampled_from([None, *players]))
-    if terms["won_by"] == "made":
-        hand["won"] = draw(st.booleans())
-    else:
-        hand["card_points"] = GAME.format(Fraction(draw(st.integers(0, 210)), 3))
-    hand["bonuses"] = draw(st.lists(BONUS, max_size=4, unique_by=lambda b: b["bonus"]))
-    items = ["contract", *(b["bonus"] for b in hand["bonuses"])]
-    hand["kontra"] = {i: draw(st.sampled_from([1, 2, 4, 8, 16])) for i in items if draw(st.booleans())}
-    return hand
+def hands():
+    return calling_hands(
+        GAME,
+        BONUS,
+        st.integers(0, 210).map(lambda n: GAME.format(Fraction(n, 3))),
+        max_bonuses=4,
+        levels=[1, 2, 4, 8, 16],
+    )
 
 
 @settings(max_examples=150, deadline=None)
 @given(hands(), st.booleans())
 def test_every_traditional_settlement_is_zero_sum(hand, styrian):
     result = score_hand(hand, {"styrian": styrian})
-    assert is_zero_sum(result.traditional)
-    assert all(is_zero_sum(step.traditional) for step in result.ledger)
+    check_zero_sum(result)
     assert all(v >= 0 for v in result.simplified.values())

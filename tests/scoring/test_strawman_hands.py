@@ -1,35 +1,23 @@
 """Strawman hand scoring (scoring/games/strawman.py) against doc 000: no settlement, match to 11."""
 
-import json
-from pathlib import Path
-
-import pytest
+from golden import check_golden_hand, check_malformed, golden_errors, golden_hands, load
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring import HandFormatError, find_game, score_hand
+from scoring import find_game, score_hand
 
 GAME = find_game("Strohmandeln")
-DATA = json.loads((Path(__file__).parent / "data" / "strawman.json").read_text(encoding="utf-8"))
-EXAMPLE = json.loads(
-    (Path(__file__).parents[2] / "scoring" / "examples" / "strawman.json").read_text(encoding="utf-8")
-)
+DATA, EXAMPLE = load("strawman")
 
 
-@pytest.mark.parametrize("case", DATA["hands"], ids=lambda c: c["name"])
+@golden_hands(DATA)
 def test_golden_hand(case):
-    result = score_hand(case["hand"], case.get("options")).to_json()
-    assert result["simplified"] == case["simplified"], case["why"]
-    assert result["traditional"] == case["traditional"], case["why"]
-    if "steps" in case:
-        assert [s["step"] for s in result["ledger"]] == case["steps"]
+    check_golden_hand(case)
 
 
-@pytest.mark.parametrize("case", DATA["errors"], ids=lambda c: c["field"])
+@golden_errors(DATA)
 def test_malformed_hand_names_the_field(case):
-    with pytest.raises(HandFormatError) as err:
-        score_hand({"game": "strawman", **case["hand"]}, case.get("options"))
-    assert err.value.field == case["field"]
+    check_malformed("strawman", case)
 
 
 def test_shipped_example_is_the_documents_worked_example():

@@ -1,36 +1,31 @@
 """Calling the Twenty (Zwanzigerrufen) hand scoring (scoring/games/calling_the_twenty.py) against doc 000."""
 
-import json
-from pathlib import Path
-
-import pytest
+from golden import (
+    calling_hands,
+    check_golden_hand,
+    check_malformed,
+    check_zero_sum,
+    golden_errors,
+    golden_hands,
+    load,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring import HandFormatError, find_game, score_hand
-from scoring.settlement import is_zero_sum
+from scoring import find_game, score_hand
 
 GAME = find_game("zwanzigerrufen")
-DATA = json.loads((Path(__file__).parent / "data" / "zwanzigerrufen.json").read_text(encoding="utf-8"))
-EXAMPLE = json.loads(
-    (Path(__file__).parents[2] / "scoring" / "examples" / "zwanzigerrufen.json").read_text(encoding="utf-8")
-)
+DATA, EXAMPLE = load("zwanzigerrufen")
 
 
-@pytest.mark.parametrize("case", DATA["hands"], ids=lambda c: c["name"])
+@golden_hands(DATA)
 def test_golden_hand(case):
-    result = score_hand(case["hand"], case.get("options")).to_json()
-    assert result["simplified"] == case["simplified"], case["why"]
-    assert result["traditional"] == case["traditional"], case["why"]
-    if "steps" in case:
-        assert [s["step"] for s in result["ledger"]] == case["steps"]
+    check_golden_hand(case)
 
 
-@pytest.mark.parametrize("case", DATA["errors"], ids=lambda c: c["field"])
+@golden_errors(DATA)
 def test_malformed_hand_names_the_field(case):
-    with pytest.raises(HandFormatError) as err:
-        score_hand({"game": "zwanzigerrufen", **case["hand"]}, case.get("options"))
-    assert err.value.field == case["field"]
+    check_malformed("zwanzigerrufen", case)
 
 
 def test_shipped_example_is_the_documents_worked_example():
@@ -75,32 +70,13 @@ BONUS = st.fixed_dictionaries(
 )
 
 
-@st.composite
-def hands(draw):
-    players = ["Anna", "Ben", "Clara", "Dora"]
-    contract = draw(st.sampled_from([c for c, _ in GAME.contracts]))
-    terms = GAME.tariff["contracts"][contract]
-    hand = {"game": "zwanzigerrufen", "players": players, "contract": contract}
-    if terms["won_by"] == "dodge_round":
-        hand["dodge_round_loser"] = draw(st.sampled_from(players))
-        return hand
-    hand["declarer"] = draw(st.sampled_from(players))
-    if terms["partner"] == "called":
-        hand["partner"] = draw(st.sampled_from([None, *players]))
-    if terms["won_by"] == "made":
-        hand["won"] = draw(st.booleans())
-    else:
-        hand["card_points"] = str(draw(st.integers(0, 88)))
-    hand["bonuses"] = draw(st.lists(BONUS, max_size=3, unique_by=lambda b: b["bonus"]))
-    items = ["contract", *(b["bonus"] for b in hand["bonuses"])]
-    hand["kontra"] = {i: draw(st.sampled_from([1, 2, 4, 8])) for i in items if draw(st.booleans())}
-    return hand
+def hands():
+    return calling_hands(GAME, BONUS, st.integers(0, 88).map(str), max_bonuses=3, levels=[1, 2, 4, 8])
 
 
 @settings(max_examples=150, deadline=None)
 @given(hands())
 def test_every_traditional_settlement_is_zero_sum(hand):
     result = score_hand(hand)
-    assert is_zero_sum(result.traditional)
-    assert all(is_zero_sum(step.traditional) for step in result.ledger)
+    check_zero_sum(result)
     assert all(v >= 0 for v in result.simplified.values())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import cv2
@@ -61,6 +62,13 @@ class FakeController:
             "disk_free_mb": 1000.0,
             "last_capture_age_s": None,
         }
+
+
+def free_port() -> int:
+    """A free TCP port on 127.0.0.1 for a test server."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 @pytest.fixture

@@ -3,13 +3,12 @@ read the score sheet."""
 
 from __future__ import annotations
 
-import socket
 import threading
 import time
 from pathlib import Path
 
 import pytest
-from conftest import PIN, PLAYERS, FakeController
+from conftest import PIN, PLAYERS, FakeController, free_port
 
 import scoring
 from device.storage import Store
@@ -23,12 +22,6 @@ pytestmark = [
         reason="needs Debian's chromium and chromium-driver (apt-get install -y chromium chromium-driver)",
     ),
 ]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import socket
 import threading
 import time
 import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import PIN
+from conftest import PIN, free_port
 
 import scoring
 from device.commands.serve import config_from_args, resolve_pin
@@ -34,12 +33,6 @@ pytestmark = [
     ),
 ]
 WAIT_S = 30  # each explicit wait; the whole test stays well under 90 s
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
