@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import PIN, PLAYERS, FakeController, free_port
+from web_doubles import PIN, PLAYERS, FakeController, free_port
 
 import scoring
 from device.storage import Store

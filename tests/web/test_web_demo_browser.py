@@ -14,7 +14,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import PIN, free_port
+from web_doubles import PIN, free_port
 
 import scoring
 from device.commands.serve import config_from_args, resolve_pin

@@ -9,7 +9,7 @@ from fractions import Fraction
 
 import cv2
 import pytest
-from conftest import PLAYERS
+from web_doubles import PLAYERS
 
 import scoring
 from device.web import scoring_adapter
@@ -317,7 +317,7 @@ def test_suggestions_use_each_games_bonus_ids(game):
 
 @pytest.mark.parametrize("game", list(scoring.GAMES))
 def test_every_game_gets_its_own_form_and_deck(tmp_path, game):
-    from conftest import FakeController
+    from web_doubles import FakeController
     from fastapi.testclient import TestClient
 
     from device.storage import Store

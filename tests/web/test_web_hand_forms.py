@@ -10,7 +10,7 @@ from importlib.resources import files
 from pathlib import Path
 
 import pytest
-from conftest import PIN, FakeController, csrf_of
+from web_doubles import PIN, FakeController, csrf_of
 from fastapi.testclient import TestClient
 
 import scoring

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from conftest import PIN, csrf_of
+from web_doubles import PIN, csrf_of
 
 
 def test_anyone_may_look(anon, table):

@@ -1,0 +1,113 @@
+"""A fake table controller and an app over a temporary SQLite store, shared by the web tests."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from fastapi.testclient import TestClient
+
+from device.storage import Store
+from device.web import create_app
+
+PIN = "2468"
+PLAYERS = ["Ana", "Bor", "Cene", "Dora"]
+
+
+def quad_at(i: int) -> list[list[float]]:
+    """The index quad of the i-th card in a fanned row (image px, TL TR BR BL)."""
+    x = 10 + 30 * (i % 10)
+    y = 10 + 60 * (i // 10)
+    return [[x, y], [x + 20, y], [x + 20, y + 50], [x, y + 50]]
+
+
+class FakeController:
+    """Implements TableController: each capture() writes a small photo and stores the next card list."""
+
+    def __init__(self, store: Store, photos_dir: Path):
+        self.store, self.photos_dir = store, photos_dir
+        self.piles: list[list[str]] = []
+        self.fail: str | None = None
+
+    def capture(self, side: str | None = None) -> int:
+        if self.fail:
+            raise RuntimeError(self.fail)
+        ids = self.piles.pop(0) if self.piles else ["T21", "HK"]
+        n = self.store.latest_capture_id() or 0
+        name = f"cap_{n + 1:04d}.png"
+        image = np.zeros((240, 320, 3), np.uint8)
+        image[:, :, 1] = np.arange(320, dtype=np.uint8)[None, :]  # a gradient, so crops differ by place
+        assert cv2.imwrite(str(self.photos_dir / name), image)
+        recognitions = [
+            {
+                "id": cid,
+                "confidence": 0.55 if i == 0 else 0.97,
+                "pips": 0,
+                "quad": quad_at(i),
+                "flagged": i == 0,
+            }
+            for i, cid in enumerate(ids)
+        ]
+        return self.store.add_capture(photo=name, side=side, width=320, height=240, recognitions=recognitions)
+
+    def status(self) -> dict:
+        return {
+            "camera": {"ok": self.fail is None, "message": self.fail or "fake camera"},
+            "model": {"ok": True, "message": "fake"},
+            "calibration": {"ok": True, "message": "none needed"},
+            "store": {"ok": True, "message": ""},
+            "disk_free_mb": 1000.0,
+            "last_capture_age_s": None,
+        }
+
+
+def free_port() -> int:
+    """A free TCP port on 127.0.0.1 for a test server."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def table(tmp_path):
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    store = Store(tmp_path / "state" / "tarokcam.sqlite")
+    controller = FakeController(store, photos)
+    app = create_app(
+        store=store,
+        controller=controller,
+        photos_dir=photos,
+        pin=PIN,
+        settings={"players": PLAYERS, "game": "slovenian", "max_body_bytes": 100_000},
+    )
+    yield app, store, controller, photos
+    store.close()
+
+
+@pytest.fixture
+def anon(table):
+    """A visitor who has not logged in (can look, cannot change)."""
+    with TestClient(table[0], base_url="http://table.local") as client:
+        yield client
+
+
+def csrf_of(client: TestClient) -> str:
+    page = client.get("/login").text
+    return page.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+
+
+@pytest.fixture
+def player(table):
+    """A logged-in browser-like client; `client.csrf` holds its token."""
+    with TestClient(table[0], base_url="http://table.local") as client:
+        client.csrf = csrf_of(client)
+        r = client.post(
+            "/login", data={"pin": PIN, "csrf": client.csrf, "next": "/sheet"}, follow_redirects=False
+        )
+        assert r.status_code == 303, r.text
+        client.headers["X-CSRF-Token"] = client.csrf
+        yield client
