@@ -8,11 +8,10 @@ import time
 from pathlib import Path
 
 import pytest
-from web_doubles import PIN, PLAYERS, FakeController, free_port
+from web_doubles import PIN, PLAYERS, build_table, free_port
 
 import scoring
-from device.storage import Store
-from device.web import create_app, scoring_adapter
+from device.web import scoring_adapter
 
 CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
 pytestmark = [
@@ -27,17 +26,7 @@ pytestmark = [
 @pytest.fixture
 def server(tmp_path):
     uvicorn = pytest.importorskip("uvicorn")
-    photos = tmp_path / "photos"
-    photos.mkdir()
-    store = Store(tmp_path / "tarokcam.sqlite")
-    controller = FakeController(store, photos)
-    app = create_app(
-        store=store,
-        controller=controller,
-        photos_dir=photos,
-        pin=PIN,
-        settings={"players": PLAYERS, "poll_ms": 300},
-    )
+    app, store, controller, _ = build_table(tmp_path, {"poll_ms": 300})
     port = free_port()
     srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=srv.run, daemon=True)

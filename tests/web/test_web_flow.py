@@ -317,8 +317,8 @@ def test_suggestions_use_each_games_bonus_ids(game):
 
 @pytest.mark.parametrize("game", list(scoring.GAMES))
 def test_every_game_gets_its_own_form_and_deck(tmp_path, game):
-    from web_doubles import FakeController
     from fastapi.testclient import TestClient
+    from web_doubles import FakeController
 
     from device.storage import Store
     from device.web import create_app

@@ -10,8 +10,8 @@ from importlib.resources import files
 from pathlib import Path
 
 import pytest
-from web_doubles import PIN, FakeController, csrf_of
 from fastapi.testclient import TestClient
+from web_doubles import PIN, FakeController, csrf_of
 
 import scoring
 from device.storage import Store

@@ -71,19 +71,20 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture
-def table(tmp_path):
+def build_table(tmp_path: Path, settings: dict):
+    """The real app over a temporary store and the fake controller: (app, store, controller, photos_dir)."""
     photos = tmp_path / "photos"
     photos.mkdir()
     store = Store(tmp_path / "state" / "tarokcam.sqlite")
     controller = FakeController(store, photos)
-    app = create_app(
-        store=store,
-        controller=controller,
-        photos_dir=photos,
-        pin=PIN,
-        settings={"players": PLAYERS, "game": "slovenian", "max_body_bytes": 100_000},
-    )
+    app = create_app(store=store, controller=controller, photos_dir=photos, pin=PIN,
+                     settings={"players": PLAYERS, **settings})
+    return app, store, controller, photos
+
+
+@pytest.fixture
+def table(tmp_path):
+    app, store, controller, photos = build_table(tmp_path, {"game": "slovenian", "max_body_bytes": 100_000})
     yield app, store, controller, photos
     store.close()
 
