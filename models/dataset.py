@@ -73,8 +73,36 @@ def jitter_frames(rng: np.random.Generator, center: np.ndarray, up: np.ndarray, 
     return cs, ups, hs
 
 
-def make_cls(n_scenes: int, seed: int, deck: Deck, per_index: int = 3, negatives: int = 16) -> dict:
+def detector_frames(rec, img: np.ndarray, labs: list[dict]):
+    """Index frames where a trained detector puts them, labelled from the scene: (centres, ups, heights,
+    classes, pips). A candidate on no index is "not a card"; one on a barely visible index is left out."""
+    cs, us, hs = rec.detect(img)[:3]
+    ys, ps, keep = [], [], []
+    for k, (c, u) in enumerate(zip(cs, us)):
+        hit = None
+        for lab in labs:
+            d, lu = c - np.array(lab["center"]), np.array(lab["up"])
+            if abs(d @ lu) < 0.2 * lab["height"] and abs(d @ [-lu[1], lu[0]]) < 0.35 * 0.234 * lab["height"] \
+                    and lu @ u > 0.8:
+                hit = lab
+                break
+        if hit is not None and hit["visible"] < MIN_VISIBLE:
+            continue
+        keep.append(k)
+        ys.append(BACKGROUND if hit is None else hit["class"])
+        ps.append(0 if hit is None else hit["pips"])
+    return cs[keep], us[keep], hs[keep], ys, ps
+
+
+def make_cls(n_scenes: int, seed: int, deck: Deck, per_index: int = 3, negatives: int = 16,
+             detector: Path | None = None) -> dict:
+    """Index crops; with `detector` (a model release) also crops where that release's detector finds
+    indices, so the classifier learns the frames it will really get, and the detector's false finds."""
     rng = np.random.default_rng(seed)
+    rec = None
+    if detector is not None:
+        from vision import Recogniser
+        rec = Recogniser.load(detector)
     crops, cls, pips, t0 = [], [], [], time.time()
     index_of = {c: i for i, c in enumerate(deck.ids)}
     for i in range(n_scenes):
@@ -84,6 +112,11 @@ def make_cls(n_scenes: int, seed: int, deck: Deck, per_index: int = 3, negatives
         scale = min(1.0, rng.uniform(2.6, 5.0) / scene.ppm)
         img, labs = render(scene, deck, scale, crop_to_cards=True)
         cs, us, hs, ys, ps = [], [], [], [], []
+        if rec is not None:
+            for lab in labs:
+                lab["class"] = index_of[lab["card"]]
+            dc, du, dh, dy, dp = detector_frames(rec, img, labs)
+            cs += list(dc); us += list(du); hs += list(dh); ys += dy; ps += dp
         for lab in labs:
             c, u, h = np.array(lab["center"]), np.array(lab["up"]), lab["height"]
             if lab["visible"] >= MIN_VISIBLE:
@@ -120,10 +153,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--faces", type=Path, default=FACES_DIR, help="folder of <id>.png faces + back.png")
     ap.add_argument("--deck", type=Path, default=None, help="deck file (default: FACES/deck.json)")
+    ap.add_argument("--detector", type=Path, default=None,
+                    help="cls: also cut crops where this release's detector finds indices")
+    ap.add_argument("--per-index", type=int, default=3, help="cls: jittered crops per index")
+    ap.add_argument("--negatives", type=int, default=16, help="cls: random non-index crops per photo")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     deck = Deck.load(args.faces, args.deck)
-    data = make_det(args.n, args.seed, deck) if args.kind == "det" else make_cls(args.n, args.seed, deck)
+    data = make_det(args.n, args.seed, deck) if args.kind == "det" else \
+        make_cls(args.n, args.seed, deck, args.per_index, args.negatives, args.detector)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     tmp = args.out.with_suffix(".tmp.npz")
     np.savez(tmp, **data)

@@ -49,7 +49,13 @@ def score_photo(pred, labels) -> dict:
             if near:
                 confusions.append((near[0]["card"], r.card_id))
     fn = required - tp
-    return {"required": len(required), "tp": len(tp), "fp": len(fp), "fn": sorted(fn), "fp_ids": fp,
+    # Diagnostic: the required cards whose numeral and suit sign are at least half in view on some index.
+    marks: dict[str, float] = {}
+    for lab in labels:
+        if lab["visible"] >= MIN_VISIBLE:
+            marks[lab["card"]] = max(marks.get(lab["card"], 0.0), lab.get("mark_visible", 1.0))
+    readable = {c for c in required if marks.get(c, 0.0) >= 0.5}
+    return {"required": len(required), "tp": len(tp), "readable": len(readable), "tp_readable": len(tp & readable), "fp": len(fp), "fn": sorted(fn), "fp_ids": fp,
             "confusions": confusions, "flagged": sum(r.flagged for r in pred), "n_pred": len(pred),
             "truth": sorted(best), "pips_ok": sum(r.pips == DECK_PIPS[r.card_id] for r in {r.card_id: r for r in pred if r.card_id in tp}.values()),
             "unflagged_errors": sum(1 for r in pred if r.card_id in fp and not r.flagged)}
@@ -136,6 +142,9 @@ def summarise(rows: list[dict], ms: list[float]) -> dict:
     return {
         "photos": len(face), "cards_required": req,
         "recall": round(tp / max(req, 1), 5), "precision": round(tp / max(tp + fp, 1), 5),
+        "recall_mark_half_visible": round(sum(r.get("tp_readable", 0) for r in face) /
+                                          max(sum(r.get("readable", 0) for r in face), 1), 5),
+        "cards_mark_hidden": req - sum(r.get("readable", 0) for r in face),
         "photos_all_right": round(sum(not r["fn"] and not r["fp"] for r in face) / max(len(face), 1), 4),
         "card_points_wrong": round(sum(not r["points_ok"] for r in face) / max(len(face), 1), 4),
         "pips_right": round(sum(r["pips_ok"] for r in face) / max(tp, 1), 5),

@@ -19,6 +19,7 @@ FACES_DIR = Path(__file__).with_name("faces")
 PHOTO_SIZES = ((1640, 1232), (2028, 1520), (2304, 1296), (3280, 2464), (4056, 3040), (4608, 2592))
 CARD_PX = (150.0, 520.0)           # a 60 mm card spans this many pixels at full resolution
 CARD_MM = (60.0, 112.0)
+MARK = 0.4                         # numeral + suit sign: the top 40 % of the index box
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,7 +300,7 @@ def render(scene: Scene, deck: Deck, scale: float = 1.0, crop_to_cards: bool = F
 
     Returns the photo, (H, W, 3) uint8 BGR, and one label per printed index of a face-up card:
     {"card": id, "pips": int, "center": (x, y), "up": (ux, uy) unit vector, "height": px, "quad": (4, 2),
-     "visible": fraction of the index box not covered}; the quad runs top-left, top-right, bottom-right,
+     "visible": fraction of the index box not covered, "mark_visible": the same for its numeral and suit sign}; the quad runs top-left, top-right, bottom-right,
     bottom-left of the upright-looking index.
     """
     w, h = round(scene.size[0] * scale), round(scene.size[1] * scale)
@@ -346,7 +347,11 @@ def render(scene: Scene, deck: Deck, scale: float = 1.0, crop_to_cards: bool = F
     for lab in labels:
         q = lab.pop("quad")
         lab.update(_quad_geometry(q))
-        lab["visible"] = _visible(ids, q, lab.pop("slot"))
+        slot = lab.pop("slot")
+        lab["visible"] = _visible(ids, q, slot)
+        # The numeral and suit sign fill the top ~40 % of the box: without them no one can name the card.
+        mark = np.array([q[0], q[1], q[1] + MARK * (q[2] - q[1]), q[0] + MARK * (q[3] - q[0])])
+        lab["mark_visible"] = _visible(ids, mark, slot)
     img = _look(img, look, scale)
     return img, labels
 

@@ -4,8 +4,9 @@
     python -m models.train --stage det --det-steps 3000 --threads 2
     python -m models.train --faces my_scans/ --deck my_scans/deck.json      # a club's own deck, one command
 
-Checkpoints (<work>/det.pt, <work>/cls.pt) are written every `--ckpt-every` steps and at the end; a rerun
-resumes from them. Then `python -m models.export` writes the release folder.
+Every det*.npz and cls*.npz in --work is trained on (det.npz and cls.npz are made if missing; add more sets
+with `python -m models.dataset`, e.g. detector-mined classifier crops). Checkpoints (<work>/det.pt,
+<work>/cls.pt) are written every `--ckpt-every` steps and at the end; a rerun resumes from them. Then `python -m models.export` writes the release folder.
 """
 from __future__ import annotations
 
@@ -110,7 +111,8 @@ def det_loss(out: torch.Tensor, heat, weight, reg, rmask) -> tuple[torch.Tensor,
 
 def train_det(work: Path, steps: int, bs: int, size: int, seed: int, ckpt_every: int, lr: float,
               minutes: float = 1e9) -> None:
-    data = dict(np.load(work / "det.npz", allow_pickle=True))
+    sets = [np.load(f, allow_pickle=True) for f in sorted(work.glob("det*.npz")) if ".tmp." not in f.name]
+    data = {k: np.concatenate([d[k] for d in sets]) for k in ("jpg", "labels")}   # det.npz, det-more.npz ...
     torch.manual_seed(seed)
     net = IndexDetector()
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
@@ -172,9 +174,10 @@ def jitter_geometry(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
 
 def train_cls(work: Path, epochs: int, bs: int, seed: int, lr: float, minutes: float = 1e9,
               geometry: bool = False) -> None:
-    data = np.load(work / "cls.npz")
-    x = torch.from_numpy(data["x"]).permute(0, 3, 1, 2).contiguous()    # uint8 (N, 3, 128, 32)
-    y, pips = torch.from_numpy(data["y"]), torch.from_numpy(data["pips"])
+    sets = [np.load(f) for f in sorted(work.glob("cls*.npz")) if ".tmp." not in f.name]   # cls.npz, cls-mined.npz ...
+    x = torch.from_numpy(np.concatenate([d["x"] for d in sets])).permute(0, 3, 1, 2).contiguous()   # uint8 N,3,128,32
+    y = torch.from_numpy(np.concatenate([d["y"] for d in sets]))
+    pips = torch.from_numpy(np.concatenate([d["pips"] for d in sets]))
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
     n = len(y)

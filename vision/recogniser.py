@@ -18,6 +18,8 @@ from vision.runners import RUNNERS, ModelRunner
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models" / "cards"
 NOT_A_CARD = "none"
 # Two indices of one card (top-left and the turned bottom-right one) lie 77.6 mm apart = 1.74 index heights.
+# Second looks at an unsure index: (shift along up, shift across, both in index heights; zoom).
+SECOND_LOOKS = ((0.04, 0.0, 1.0), (-0.04, 0.0, 1.0), (0.0, 0.025, 1.06), (0.0, -0.025, 0.94))
 SAME_CARD_SPAN = math.hypot(60 - 2 * 7.0, 112 - 2 * 24.75) / 44.5
 
 
@@ -46,6 +48,12 @@ class Settings:
     min_confidence: float = 0.4     # below this a read is dropped as "not a card" (held-out photos: precision
     #                                 0.90 -> 0.99 for recall 0.921 -> 0.926; see the model card)
     max_cards: int = 160
+    small_index_px: float = 52.0    # indices shorter than this on the detector input are looked at again ...
+    target_index_px: float = 72.0   # ... at a scale that makes them about this tall,
+    large_index_px: float = 120.0   # indices taller than this are looked at again from further away,
+    far_index_px: float = 96.0      # so that they are about this tall
+    zoom_max_pixels: int = 2_000_000  # on at most this many detector pixels (time and memory)
+    second_looks: int = 4           # extra crops of an unsure index, averaged (0: off)
 
 
 def sha256_file(path: Path) -> str:
@@ -108,13 +116,42 @@ class Recogniser:
     def detect(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Index candidates in a (H, W, 3) uint8 BGR photo.
 
-        Returns centres (N, 2), up vectors (N, 2), heights (N,) in full-resolution px, and heat scores (N,)."""
+        Returns centres (N, 2), up vectors (N, 2), heights (N,) in full-resolution px, and heat scores (N,).
+        When the indices come out small on the shrunk photo, the part of the photo holding them is looked at
+        again closer, so small cards in big photos get as many detector pixels as big ones."""
         h, w = image.shape[:2]
         st = self.settings
         long_side = min(st.det_max_long, max(st.det_long, round(max(h, w) * st.det_fraction)))
         scale = min(1.0, long_side / max(h, w))
-        dw, dh = round(w * scale), round(h * scale)
-        small = cv2.resize(image, (dw, dh), interpolation=cv2.INTER_AREA) if scale < 1 else image
+        found = self._look(image, scale, (0, 0, w, h))
+        strong = found[3] >= 0.5
+        if strong.sum() >= 2:
+            typical = float(np.median(found[2][strong]))
+            closer = min(1.0, st.target_index_px / typical)
+            if typical * scale < st.small_index_px and closer > 1.15 * scale:
+                roi = _region(found[0][found[3] >= st.heat_threshold], 1.5 * typical, w, h)
+                area = (roi[2] - roi[0]) * (roi[3] - roi[1])
+                closer = min(closer, math.sqrt(st.zoom_max_pixels / area))
+                if closer > 1.15 * scale:
+                    near = self._look(image, closer, roi)
+                    x0, y0, x1, y1 = roi
+                    c = found[0]
+                    outside = (c[:, 0] < x0) | (c[:, 0] >= x1) | (c[:, 1] < y0) | (c[:, 1] >= y1)
+                    found = tuple(np.concatenate([a[outside], b]) for a, b in zip(found, near))
+            elif typical * scale > st.large_index_px:   # big cards: step back and look at the whole photo
+                found = self._look(image, st.far_index_px / typical, (0, 0, w, h))
+        order = np.argsort(-found[3], kind="stable")
+        centres, ups, heights, score = (a[order] for a in found)
+        keep = _suppress(centres, ups, heights)
+        return centres[keep], ups[keep], heights[keep], score[keep]
+
+    def _look(self, image: np.ndarray, scale: float, roi: tuple[int, int, int, int]):
+        """Run the detector on image[roi] shrunk by scale; candidates in full-resolution px, unsuppressed."""
+        x0, y0, x1, y1 = roi
+        part = image[y0:y1, x0:x1]
+        h, w = part.shape[:2]
+        dw, dh = max(1, round(w * scale)), max(1, round(h * scale))
+        small = cv2.resize(part, (dw, dh), interpolation=cv2.INTER_AREA) if scale < 1 else part
         pw, ph = -(-dw // 32) * 32, -(-dh // 32) * 32
         batch = np.zeros((1, 3, ph, pw), np.float32)
         batch[0, :, :dh, :dw] = small.transpose(2, 0, 1)
@@ -126,17 +163,36 @@ class Recogniser:
         keep = np.argsort(-score)[: self.settings.max_cards]
         ys, xs, score = ys[keep], xs[keep], score[keep]
         dx, dy, c, s, logh = (out[k, ys, xs] for k in range(1, 6))
-        centres = np.stack([(xs + 0.5 + dx) * 4, (ys + 0.5 + dy) * 4], 1) / scale
+        sx, sy = w / dw if scale < 1 else 1.0, h / dh if scale < 1 else 1.0
+        centres = np.stack([(xs + 0.5 + dx) * 4 * sx + x0, (ys + 0.5 + dy) * 4 * sy + y0], 1)
         norm = np.maximum(np.hypot(c, s), 1e-6)
         ups = np.stack([c / norm, s / norm], 1)
-        heights = 32 * np.exp(np.clip(logh, -3, 4)) / scale
-        keep = _suppress(centres, ups, heights)
-        return centres[keep], ups[keep], heights[keep], score[keep]
+        heights = 32 * np.exp(np.clip(logh, -3, 4)) * (sx + sy) / 2
+        return centres, ups, heights, score
 
     def classify(self, image: np.ndarray, centres, ups, heights) -> tuple[np.ndarray, np.ndarray]:
-        """Card probabilities (N, len(labels)) and pips probabilities (N, 5) of index crops from the full photo."""
+        """Card probabilities (N, len(labels)) and pips probabilities (N, 5) of index crops from the full photo.
+
+        An unsure read is looked at again in a few slightly moved and scaled crops, and the reads averaged."""
+        n = len(self.labels)
         if len(centres) == 0:
-            return np.zeros((0, len(self.labels)), np.float32), np.zeros((0, 5), np.float32)
+            return np.zeros((0, n), np.float32), np.zeros((0, 5), np.float32)
+        cards, pips = self._read(image, centres, ups, heights)
+        unsure = np.nonzero(cards.max(1) < self.settings.confident)[0]
+        if len(unsure) and self.settings.second_looks:
+            c, u, h = centres[unsure], ups[unsure], heights[unsure]
+            right = np.stack([-u[:, 1], u[:, 0]], 1)
+            sum_c, sum_p = cards[unsure].copy(), pips[unsure].copy()
+            for along, across, zoom in SECOND_LOOKS[: self.settings.second_looks]:
+                moved = c + u * (along * h)[:, None] + right * (across * h)[:, None]
+                more_c, more_p = self._read(image, moved, u, h * zoom)
+                sum_c += more_c
+                sum_p += more_p
+            k = 1 + min(self.settings.second_looks, len(SECOND_LOOKS))
+            cards[unsure], pips[unsure] = sum_c / k, sum_p / k
+        return cards, pips
+
+    def _read(self, image, centres, ups, heights) -> tuple[np.ndarray, np.ndarray]:
         crops = crop_indices(image, centres, ups, heights)
         out = self.classifier.run(crops.transpose(0, 3, 1, 2).astype(np.float32))
         n = len(self.labels)
@@ -154,17 +210,18 @@ class Recogniser:
         self.timings = {"detect_ms": (t1 - t0) * 1000, "classify_ms": (t2 - t1) * 1000, "candidates": len(centres)}
         found = []
         for i in range(len(centres)):
-            k = int(cards[i].argmax())
-            card_id = self.labels[k]
-            if card_id == NOT_A_CARD:
-                continue
-            conf = float(cards[i, k])
             read_pips = int(pips[i].argmax())
-            conf *= float(pips[i, read_pips])
-            mismatch = card_id in self.deck_pips and self.deck_pips[card_id] != read_pips
-            if mismatch:   # the stars disagree with the deck: the card or the stars were misread
-                conf *= 0.5
-            found.append((card_id, conf, read_pips, centres[i], ups[i], heights[i], mismatch))
+            options = []   # (card id, confidence, stars disagree), best first, "not a card" left out
+            for k in np.argsort(-cards[i])[:4]:
+                card_id = self.labels[k]
+                if card_id == NOT_A_CARD:
+                    continue
+                conf = float(cards[i, k] * pips[i, read_pips])
+                mismatch = card_id in self.deck_pips and self.deck_pips[card_id] != read_pips
+                options.append((card_id, conf * (0.5 if mismatch else 1.0), mismatch))
+            if options and self.labels[int(cards[i].argmax())] != NOT_A_CARD:
+                card_id, conf, mismatch = options[0]
+                found.append((card_id, conf, read_pips, centres[i], ups[i], heights[i], mismatch, options[1:]))
         reads = _resolve(found, self.settings.confident)
         return [r for r in reads if r.confidence >= self.settings.min_confidence]
 
@@ -187,22 +244,38 @@ def _suppress(centres: np.ndarray, ups: np.ndarray, heights: np.ndarray) -> list
     return keep
 
 
+def _region(centres: np.ndarray, pad: float, w: int, h: int) -> tuple[int, int, int, int]:
+    """Bounding box of the centres, padded, inside the photo."""
+    lo, hi = centres.min(0) - pad, centres.max(0) + pad
+    return int(max(lo[0], 0)), int(max(lo[1], 0)), int(min(hi[0], w)), int(min(hi[1], h))
+
+
 def _softmax(x: np.ndarray) -> np.ndarray:
     e = np.exp(x - x.max(1, keepdims=True))
     return e / e.sum(1, keepdims=True)
 
 
-def _resolve(found: list, confident: float) -> list[Recognition]:
+def _resolve(found: list, confident: float, min_alternative: float = 0.2) -> list[Recognition]:
     """Drop overlapping reads of one index, merge the two indices of one card, flag what stays doubtful."""
     found.sort(key=lambda f: -f[1])
     kept: list = []
     for f in found:
-        _, _, _, c, u, h, _ = f
+        c, h = f[3], f[5]
         if any(np.hypot(*(c - k[3])) < 0.12 * max(h, k[5]) for k in kept):
             continue   # the same index read twice (neighbouring heat peaks)
         kept.append(f)
+    # One deck has each card once: a read whose card is already taken elsewhere by a surer read takes its
+    # next likeliest free card, flagged; with none left it stays a flagged duplicate.
+    taken: dict[str, tuple] = {}
+    for n, f in enumerate(kept):
+        holder = taken.get(f[0])
+        if holder is not None and not _same_card(holder, f):
+            alt = next((o for o in f[7] if o[0] not in taken), None)
+            if alt is not None and alt[1] >= min_alternative:
+                f = kept[n] = (alt[0], alt[1], f[2], f[3], f[4], f[5], True, ())
+        taken.setdefault(f[0], f)
     by_id: dict[str, list] = {}
-    for f in kept:
+    for f in sorted(kept, key=lambda f: -f[1]):
         by_id.setdefault(f[0], []).append(f)
     out = []
     for card_id, reads in by_id.items():

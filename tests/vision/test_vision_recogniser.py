@@ -121,3 +121,72 @@ def test_bad_array_is_an_image_error():
     with pytest.raises(ImageError, match="alpha"):
         rec.recognise(np.zeros((100, 100, 4), np.uint8))
     assert rec.recognise(_image()) == []
+
+
+# Fakes that read the photo itself: a marker square is an index (its size sets the index height), and the
+# marker's green level picks the classifier's logits, so every crop of one marker reads the same.
+
+def _marker_detector(calls):
+    def run(batch):
+        calls.append(batch.shape)
+        _, _, h, w = batch.shape
+        out = np.zeros((1, 6, h // 4, w // 4), np.float32)
+        out[0, 0] = -10
+        mask = (batch[0, 2] > 200).astype(np.uint8)
+        n, _, stats, cents = __import__("cv2").connectedComponentsWithStats(mask)
+        for k in range(1, n):
+            cx, cy = cents[k]
+            ix, iy = int(cx / 4), int(cy / 4)
+            out[0, :, iy, ix] = [10, cx / 4 - ix - 0.5, cy / 4 - iy - 0.5, 0, -1, math.log(2 * stats[k, 2] / 32)]
+        return out
+    return FakeRunner(run)
+
+
+def _marker_classifier(logits_by_green):
+    def run(batch):
+        green = batch[:, 1, batch.shape[2] // 2, batch.shape[3] // 2]
+        return np.stack([np.array(logits_by_green[int(round(g / 50))], np.float32) for g in green])
+    return FakeRunner(run)
+
+
+def _marked_photo(w, h, markers, side):
+    img = np.full((h, w, 3), 60, np.uint8)
+    for x, y, green in markers:
+        img[y - side // 2:y + side // 2, x - side // 2:x + side // 2] = (0, green, 255)
+    return img
+
+
+def _logits(card: int, pips: int, second: tuple[int, float] | None = None, first: float = 10.0):
+    out = [-10.0] * (len(LABELS) + 5)
+    out[card], out[len(LABELS) + pips] = first, 10.0
+    if second:
+        out[second[0]] = second[1]
+    return out
+
+
+def test_small_indices_in_a_big_photo_are_looked_at_again_closer():
+    calls = []
+    photo = _marked_photo(4000, 3000, [(1500, 1200, 50), (1600, 1250, 100)], side=24)
+    rec = Recogniser(_marker_detector(calls), _marker_classifier({1: _logits(0, 4), 2: _logits(2, 4)}),
+                     LABELS, PIPS, Settings())
+    reads = rec.recognise(photo)
+    assert [r.card_id for r in reads] == ["T1", "HK"] and not any(r.flagged for r in reads)
+    assert len(calls) == 2                                  # a second look ...
+    assert calls[1][2] * calls[1][3] < 0.2 * calls[0][2] * calls[0][3] * (4000 / 1280) ** 2   # ... at the piles only
+    np.testing.assert_allclose(np.array(reads[0].quad).mean(0), [1500, 1200], atol=2)
+    assert 40 < np.hypot(*np.subtract(reads[0].quad[0], reads[0].quad[3])) < 56   # index height from the close look
+    rec.settings = Settings(small_index_px=0)
+    calls.clear()
+    rec.recognise(photo)
+    assert len(calls) == 1
+
+
+def test_a_card_read_twice_gives_the_weaker_read_its_next_likeliest_free_card():
+    photo = _marked_photo(400, 300, [(100, 150, 50), (250, 150, 100)], side=20)
+    logits = {1: _logits(2, 4), 2: _logits(2, 0, second=(1, 9.8), first=10.0)}   # both look like HK, the second maybe T2
+    rec = Recogniser(_marker_detector([]), _marker_classifier(logits), LABELS, PIPS, Settings(det_long=400))
+    reads = rec.recognise(photo)
+    assert [(r.card_id, r.flagged) for r in reads] == [("HK", False), ("T2", True)]
+    logits[2] = _logits(2, 4)                                 # no likely alternative: a flagged duplicate
+    reads = rec.recognise(photo)
+    assert [(r.card_id, r.flagged) for r in reads] == [("HK", True), ("HK", True)]

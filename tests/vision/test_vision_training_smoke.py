@@ -38,3 +38,24 @@ def test_generator_labels_the_index_of_each_face_up_card():
     assert max(lab["visible"] for lab in labels) > 0.9   # the top card is fully visible
     for lab in labels:   # index height: 44.5 mm at the scene's scale, within the camera tilt
         assert lab["height"] == pytest.approx(44.5 * scene.ppm * 0.5, rel=0.3)
+    assert all(0 <= lab["mark_visible"] <= 1 for lab in labels)
+    top = max(labels, key=lambda lab: lab["visible"])
+    assert top["mark_visible"] == 1.0
+
+
+def test_detector_crops_are_labelled_from_the_scene():
+    from models.dataset import BACKGROUND, detector_frames
+
+    labs = [{"center": [100.0, 100.0], "up": [0.0, -1.0], "height": 80.0, "visible": 0.9, "class": 7, "pips": 0},
+            {"center": [300.0, 100.0], "up": [0.0, -1.0], "height": 80.0, "visible": 0.2, "class": 9, "pips": 4}]
+
+    class Detector:
+        def detect(self, img):
+            cs = np.array([[102.0, 104.0], [500.0, 400.0], [300.0, 100.0], [100.0, 100.0]])
+            us = np.array([[0.0, -1.0], [1.0, 0.0], [0.0, -1.0], [0.0, 1.0]])
+            return cs, us, np.full(4, 80.0), np.ones(4)
+
+    cs, _, _, ys, ps = detector_frames(Detector(), None, labs)
+    # on the index -> its card; on nothing -> not a card; barely visible -> left out; turned -> not a card
+    assert ys == [7, BACKGROUND, BACKGROUND] and ps == [0, 0, 0]
+    np.testing.assert_allclose(cs, [[102, 104], [500, 400], [100, 100]])
