@@ -110,7 +110,7 @@ def det_loss(out: torch.Tensor, heat, weight, reg, rmask) -> tuple[torch.Tensor,
 
 
 def train_det(work: Path, steps: int, bs: int, size: int, seed: int, ckpt_every: int, lr: float,
-              minutes: float = 1e9) -> None:
+              minutes: float = 1e9, restart: bool = False) -> None:
     sets = [np.load(f, allow_pickle=True) for f in sorted(work.glob("det*.npz")) if ".tmp." not in f.name]
     data = {k: np.concatenate([d[k] for d in sets]) for k in ("jpg", "labels")}   # det.npz, det-more.npz ...
     torch.manual_seed(seed)
@@ -119,9 +119,13 @@ def train_det(work: Path, steps: int, bs: int, size: int, seed: int, ckpt_every:
     start, ck, spent = 0, work / "det.pt", 0.0
     if ck.exists():
         state = torch.load(ck, weights_only=False)
-        net.load_state_dict(state["model"]); opt.load_state_dict(state["opt"]); start = state["step"]
-        spent = state.get("minutes", 0.0)
-        print(f"resumed detector at step {start}")
+        net.load_state_dict(state["model"])
+        if restart:
+            print(f"detector: new schedule from the weights of step {state['step']}")
+        else:
+            opt.load_state_dict(state["opt"]); start = state["step"]
+            spent = state.get("minutes", 0.0)
+            print(f"resumed detector at step {start}")
     rng = np.random.default_rng(seed + start)
     t0, avg = time.time(), None
     net.train()
@@ -173,7 +177,7 @@ def jitter_geometry(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
 
 
 def train_cls(work: Path, epochs: int, bs: int, seed: int, lr: float, minutes: float = 1e9,
-              geometry: bool = False) -> None:
+              geometry: bool = False, restart: bool = False) -> None:
     sets = [np.load(f) for f in sorted(work.glob("cls*.npz")) if ".tmp." not in f.name]   # cls.npz, cls-mined.npz ...
     x = torch.from_numpy(np.concatenate([d["x"] for d in sets])).permute(0, 3, 1, 2).contiguous()   # uint8 N,3,128,32
     y = torch.from_numpy(np.concatenate([d["y"] for d in sets]))
@@ -189,8 +193,12 @@ def train_cls(work: Path, epochs: int, bs: int, seed: int, lr: float, minutes: f
     start = 0
     if ck.exists():
         state = torch.load(ck, weights_only=False)
-        net.load_state_dict(state["model"]); opt.load_state_dict(state["opt"]); start = state["epoch"]
-        print(f"resumed classifier at epoch {start}")
+        net.load_state_dict(state["model"])
+        if restart:
+            print(f"classifier: new schedule from the weights of epoch {state['epoch']}")
+        else:
+            opt.load_state_dict(state["opt"]); start = state["epoch"]
+            print(f"resumed classifier at epoch {start}")
     steps_per = math.ceil(len(tr) / bs)
     total = epochs * steps_per
     t0 = time.time()
@@ -251,6 +259,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--det-minutes", type=float, default=1e9, help="time budget; the schedule fits it")
     ap.add_argument("--cls-minutes", type=float, default=1e9)
     ap.add_argument("--cls-geometry", action="store_true", help="also jitter crop turn/scale/shift")
+    ap.add_argument("--lr", type=float, default=2e-3, help="peak learning rate (cosine schedule)")
+    ap.add_argument("--restart", action="store_true",
+                    help="start a new schedule from the checkpoints' weights (fine-tuning on new data)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args(argv)
@@ -263,10 +274,11 @@ def main(argv: list[str] | None = None) -> int:
             deck = deck or Deck.load(args.faces, args.deck)
             np.savez(args.work / f"{kind}.npz", **make(n, args.seed + (1 if kind == "det" else 2), deck))
     if args.stage in ("cls", "all"):
-        train_cls(args.work, args.cls_epochs, args.cls_batch, args.seed, 2e-3, args.cls_minutes, args.cls_geometry)
+        train_cls(args.work, args.cls_epochs, args.cls_batch, args.seed, args.lr, args.cls_minutes, args.cls_geometry,
+                  args.restart)
     if args.stage in ("det", "all"):
-        train_det(args.work, args.det_steps, args.det_batch, args.det_size, args.seed, args.ckpt_every, 2e-3,
-                  args.det_minutes)
+        train_det(args.work, args.det_steps, args.det_batch, args.det_size, args.seed, args.ckpt_every, args.lr,
+                  args.det_minutes, args.restart)
     return 0
 
 

@@ -16,6 +16,10 @@ def test_generate_train_export_load(tmp_path):
     assert train.main(["--work", str(work), "--det-photos", "1", "--cls-photos", "1", "--det-steps", "1",
                        "--cls-epochs", "1", "--det-batch", "2", "--det-size", "128", "--threads", "1"]) == 0
     assert (work / "det.pt").exists() and (work / "cls.pt").exists()
+    before = (work / "cls.pt").read_bytes()
+    assert train.main(["--work", str(work), "--stage", "cls", "--cls-epochs", "1", "--restart", "--lr", "1e-3",
+                       "--threads", "1"]) == 0          # fine-tuning: new schedule from the same weights
+    assert (work / "cls.pt").read_bytes() != before
     out = tmp_path / "release"
     assert export.main(["--work", str(work), "--out", str(out)]) == 0
     manifest = json.loads((out / "model.json").read_text())
