@@ -52,7 +52,7 @@ class Settings:
     target_index_px: float = 72.0   # ... at a scale that makes them about this tall,
     large_index_px: float = 120.0   # indices taller than this are looked at again from further away,
     far_index_px: float = 96.0      # so that they are about this tall
-    zoom_max_pixels: int = 2_000_000  # on at most this many detector pixels (time and memory)
+    zoom_max_pixels: int = 1_500_000  # on at most this many detector pixels (time and memory)
     second_looks: int = 4           # extra crops of an unsure index, averaged (0: off)
 
 

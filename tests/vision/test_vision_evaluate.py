@@ -1,0 +1,34 @@
+"""The evaluation script's scoring of one generated photo (models/evaluate.py)."""
+from types import SimpleNamespace
+
+from models.evaluate import score_photo, summarise
+
+
+def _label(card, x, visible, mark=1.0):
+    return {"card": card, "pips": 0, "center": [x, 100.0], "up": [0.0, -1.0], "height": 80.0,
+            "visible": visible, "mark_visible": mark}
+
+
+def _read(card, x, flagged=False):
+    return SimpleNamespace(card_id=card, quad=[[x - 9, 60], [x + 9, 60], [x + 9, 140], [x - 9, 140]],
+                           flagged=flagged, pips=0)
+
+
+LABELS = [_label("T2", 100, 1.0), _label("T3", 200, 0.5, mark=0.2), _label("T5", 300, 0.2), _label("T6", 400, 0.9)]
+
+
+def test_reads_are_scored_against_required_optional_and_readable_cards():
+    row = score_photo([_read("T2", 100), _read("T5", 300), _read("T7", 400, flagged=True)], LABELS)
+    assert row["required"] == 3 and row["tp"] == 1             # T2 right; T3 and T6 missed; T5 optional
+    assert row["fn"] == ["T3", "T6"] and row["fp_ids"] == ["T7"] and row["confusions"] == [("T6", "T7")]
+    assert row["readable"] == 2 and row["tp_readable"] == 1    # T3's numeral is hidden: not readable
+    assert row["unflagged_errors"] == 0
+    row.update(points_ok=False, empty=False, card_px=200)
+    s = summarise([row], [10.0])
+    assert s["recall"] == round(1 / 3, 5) and s["recall_mark_half_visible"] == 0.5 and s["cards_mark_hidden"] == 1
+    assert s["precision"] == 0.5 and s["photos_all_right"] == 0
+
+
+def test_a_card_read_twice_counts_once():
+    row = score_photo([_read("T2", 100), _read("T2", 100)], LABELS[:1])
+    assert row["tp"] == 1 and row["fp"] == 1
