@@ -190,3 +190,14 @@ def test_a_card_read_twice_gives_the_weaker_read_its_next_likeliest_free_card():
     logits[2] = _logits(2, 4)                                 # no likely alternative: a flagged duplicate
     reads = rec.recognise(photo)
     assert [(r.card_id, r.flagged) for r in reads] == [("HK", True), ("HK", True)]
+
+
+def test_freed_memory_is_handed_back_only_past_the_mark(monkeypatch):
+    import vision.recogniser as rec_module
+
+    calls = []
+    monkeypatch.setattr(rec_module, "_MALLOC_TRIM", lambda pad: calls.append(pad))
+    rec_module._give_back_memory(1e9)
+    assert calls == []
+    rec_module._give_back_memory(0)
+    assert calls == [0]
