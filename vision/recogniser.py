@@ -56,7 +56,7 @@ class Settings:
     large_index_px: float = 120.0   # indices taller than this are looked at again from further away,
     far_index_px: float = 96.0      # so that they are about this tall
     zoom_max_pixels: int = 1_500_000  # on at most this many detector pixels (time and memory)
-    trim_above_mb: float = 230.0    # give freed memory back to the OS past this resident size
+    trim_growth_mb: float = 32.0    # give freed memory back to the OS after the process grew this much
     second_looks: int = 4           # extra crops of an unsure index, averaged (0: off)
 
 
@@ -227,7 +227,7 @@ class Recogniser:
                 card_id, conf, mismatch = options[0]
                 found.append((card_id, conf, read_pips, centres[i], ups[i], heights[i], mismatch, options[1:]))
         reads = _resolve(found, self.settings.confident)
-        _give_back_memory(self.settings.trim_above_mb)
+        _give_back_memory(self.settings.trim_growth_mb)
         return [r for r in reads if r.confidence >= self.settings.min_confidence]
 
 
@@ -260,20 +260,27 @@ _MALLOC_TRIM = _libc_trim()
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096   # 16 kB on a Pi 5 kernel
 
 
-def _give_back_memory(above_mb: float) -> None:
-    """Hand freed heap back to the OS (glibc) once the process holds more than above_mb. Photos and detector
-    inputs of changing sizes otherwise fragment the heap, and the resident size creeps up over an evening
-    (24 benchmark photos twice: 385 MB peak without, 287 MB trimming past 230 MB). Trimming every time costs
-    page faults on the next photo, so only past the mark."""
-    if _MALLOC_TRIM is None:
-        return
+def _resident_mb() -> float:
     try:
         with open("/proc/self/statm") as f:
-            resident = int(f.read().split()[1]) * _PAGE / 2**20
+            return int(f.read().split()[1]) * _PAGE / 2**20
     except (OSError, ValueError, IndexError):
-        resident = float("inf")
-    if resident > above_mb:
+        return 0.0
+
+
+_TRIMMED_AT = [0.0]   # resident MB right after the last trim
+
+
+def _give_back_memory(growth_mb: float) -> None:
+    """Hand freed heap back to the OS (glibc, all arenas) once the process has grown by growth_mb since the last
+    time. Photos and detector inputs of changing sizes, read on changing web-server threads, otherwise fragment
+    the heap and the resident size creeps up over an evening (benchmark: 400 MB peak without, 245 MB with).
+    Trimming after every photo costs page faults on the next one, so only after growth."""
+    if _MALLOC_TRIM is None:
+        return
+    if _resident_mb() > _TRIMMED_AT[0] + growth_mb:
         _MALLOC_TRIM(0)
+        _TRIMMED_AT[0] = _resident_mb()
 
 
 def _region(centres: np.ndarray, pad: float, w: int, h: int) -> tuple[int, int, int, int]:

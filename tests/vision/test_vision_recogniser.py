@@ -192,12 +192,18 @@ def test_a_card_read_twice_gives_the_weaker_read_its_next_likeliest_free_card():
     assert [(r.card_id, r.flagged) for r in reads] == [("HK", True), ("HK", True)]
 
 
-def test_freed_memory_is_handed_back_only_past_the_mark(monkeypatch):
+def test_freed_memory_is_handed_back_after_growth(monkeypatch):
     import vision.recogniser as rec_module
 
-    calls = []
-    monkeypatch.setattr(rec_module, "_MALLOC_TRIM", lambda pad: calls.append(pad))
-    rec_module._give_back_memory(1e9)
-    assert calls == []
-    rec_module._give_back_memory(0)
+    calls, resident = [], [100.0]
+    monkeypatch.setattr(rec_module, "_MALLOC_TRIM", lambda pad: (calls.append(pad), resident.append(resident[-1] - 30)))
+    monkeypatch.setattr(rec_module, "_resident_mb", lambda: resident[-1])
+    monkeypatch.setattr(rec_module, "_TRIMMED_AT", [0.0])
+    rec_module._give_back_memory(24)          # first photo: grown from nothing
+    assert calls == [0] and rec_module._TRIMMED_AT == [70.0]
+    resident.append(90.0)                     # grew 20 MB since: not yet
+    rec_module._give_back_memory(24)
     assert calls == [0]
+    resident.append(95.0)                     # 25 MB: trim again
+    rec_module._give_back_memory(24)
+    assert calls == [0, 0] and rec_module._TRIMMED_AT == [65.0]
