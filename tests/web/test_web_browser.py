@@ -5,22 +5,14 @@ from __future__ import annotations
 
 import threading
 import time
-from pathlib import Path
 
 import pytest
-from web_doubles import PIN, PLAYERS, build_table, free_port
+from web_doubles import BROWSER_MARKS, PLAYERS, build_table, free_port, log_in
 
 import scoring
 from device.web import scoring_adapter
 
-CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
-        reason="needs Debian's chromium and chromium-driver (apt-get install -y chromium chromium-driver)",
-    ),
-]
+pytestmark = BROWSER_MARKS
 
 
 @pytest.fixture
@@ -42,27 +34,6 @@ def server(tmp_path):
     store.close()
 
 
-@pytest.fixture
-def browser():
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for arg in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-dev-shm-usage",
-        "--disable-gpu",
-        "--window-size=412,915",
-    ):  # a phone's viewport
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-    driver.set_page_load_timeout(30)
-    yield driver
-    driver.quit()
-
-
 def test_capture_correct_enter_hand_and_read_the_sheet(server, browser):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as ec
@@ -77,10 +48,7 @@ def test_capture_correct_enter_hand_and_read_the_sheet(server, browser):
     # The model read the Pagat (T1) as the Seven of Spades, which the defenders hold too.
     controller.piles = [["S7", *declarer[1:]], defenders]
 
-    browser.get(f"{base}/login?next=/capture")
-    browser.find_element(By.ID, "pin").send_keys(PIN)
-    browser.find_element(By.ID, "login-submit").click()
-    wait.until(ec.url_contains("/capture"))
+    log_in(browser, base, wait)
 
     Select(browser.find_element(By.ID, "capture-side")).select_by_value("declarer")
     browser.find_element(By.ID, "capture-now").click()

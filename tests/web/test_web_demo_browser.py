@@ -11,10 +11,9 @@ import json
 import threading
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
-from web_doubles import PIN, free_port
+from web_doubles import BROWSER_MARKS, PIN, free_port, log_in
 
 import scoring
 from device.commands.serve import config_from_args, resolve_pin
@@ -23,15 +22,7 @@ from device.service import TableService
 from device.storage import Store
 from device.web import create_app
 
-CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
-        reason="needs Debian's chromium and chromium-driver (apt-get install -y chromium chromium-driver)",
-    ),
-]
+pytestmark = BROWSER_MARKS
 WAIT_S = 30  # each explicit wait; the whole test stays well under 90 s
 
 
@@ -78,22 +69,6 @@ def demo(tmp_path):
     assert not thread.is_alive(), "uvicorn did not stop"
 
 
-@pytest.fixture
-def browser():
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                "--window-size=412,915"):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-    driver.set_page_load_timeout(30)
-    yield driver
-    driver.quit()
-
-
 def get_json(url: str) -> dict:
     with urllib.request.urlopen(url, timeout=10) as response:
         return json.load(response)
@@ -122,10 +97,7 @@ def test_demo_table_capture_correct_score(demo, browser):
     game = scoring.find_game(session["game"])
     players = session["players"]
 
-    browser.get(f"{base}/login?next=/capture")
-    browser.find_element(By.ID, "pin").send_keys(PIN)
-    browser.find_element(By.ID, "login-submit").click()
-    wait.until(ec.url_contains("/capture"))
+    log_in(browser, base, wait)
 
     # The Declarer's pile: the replay camera's first photo, recognised by the bundled model.
     Select(browser.find_element(By.ID, "capture-side")).select_by_value("declarer")

@@ -112,3 +112,44 @@ def player(table):
         assert r.status_code == 303, r.text
         client.headers["X-CSRF-Token"] = client.csrf
         yield client
+
+
+# ---------------------------------------------------------------- browser tests (Debian chromium + selenium)
+
+CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
+BROWSER_MARKS = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
+        reason="needs Debian's chromium and chromium-driver (apt-get install -y chromium chromium-driver)",
+    ),
+]
+
+
+@pytest.fixture
+def browser():
+    """Headless chromium with a phone's viewport."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                "--window-size=412,915"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+
+
+def log_in(browser, base: str, wait, next_path: str = "/capture") -> None:
+    """Enter the PIN on the login page and wait for the page it leads to."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+
+    browser.get(f"{base}/login?next={next_path}")
+    browser.find_element(By.ID, "pin").send_keys(PIN)
+    browser.find_element(By.ID, "login-submit").click()
+    wait.until(ec.url_contains(next_path))
