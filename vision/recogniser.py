@@ -7,7 +7,7 @@ import hashlib
 import json
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -60,6 +60,19 @@ class Settings:
     second_looks: int = 4           # extra crops of an unsure index, averaged (0: off)
 
 
+@dataclass(slots=True)
+class _Read:
+    """One index read, before the reads of a photo are reconciled."""
+    card_id: str
+    confidence: float
+    pips: int
+    centre: np.ndarray
+    up: np.ndarray
+    height: float
+    doubtful: bool                  # pips disagree with the card, or the card was reassigned
+    options: list = field(default_factory=list)   # next likeliest (card id, confidence, pips disagree)
+
+
 def sha256_file(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -83,7 +96,7 @@ class Recogniser:
         self.timings: dict[str, float] = {}
 
     @classmethod
-    def load(cls, model_dir: Path | None = None, runner: str = "onnx", settings: Settings | None = None) -> "Recogniser":
+    def load(cls, model_dir: Path | None = None, runner: str = "onnx", settings: Settings | None = None) -> Recogniser:
         """Load a release folder (default: the newest under models/cards/), checking files, sha256 and labels."""
         folder = Path(model_dir) if model_dir else latest_release()
         manifest_path = folder / "model.json"
@@ -225,7 +238,8 @@ class Recogniser:
                 options.append((card_id, conf * (0.5 if mismatch else 1.0), mismatch))
             if options and self.labels[int(cards[i].argmax())] != NOT_A_CARD:
                 card_id, conf, mismatch = options[0]
-                found.append((card_id, conf, read_pips, centres[i], ups[i], heights[i], mismatch, options[1:]))
+                found.append(_Read(card_id, conf, read_pips, centres[i], ups[i], float(heights[i]), mismatch,
+                                   options[1:]))
         reads = _resolve(found, self.settings.confident)
         _give_back_memory(self.settings.trim_growth_mb)
         return [r for r in reads if r.confidence >= self.settings.min_confidence]
@@ -268,19 +282,22 @@ def _resident_mb() -> float:
         return 0.0
 
 
-_TRIMMED_AT = [0.0]   # resident MB right after the last trim
-
-
-def _give_back_memory(growth_mb: float) -> None:
+class _HeapTrim:
     """Hand freed heap back to the OS (glibc, all arenas) once the process has grown by growth_mb since the last
-    time. Photos and detector inputs of changing sizes, read on changing web-server threads, otherwise fragment
-    the heap and the resident size creeps up over an evening (benchmark: 400 MB peak without, 245 MB with).
-    Trimming after every photo costs page faults on the next one, so only after growth."""
-    if _MALLOC_TRIM is None:
-        return
-    if _resident_mb() > _TRIMMED_AT[0] + growth_mb:
-        _MALLOC_TRIM(0)
-        _TRIMMED_AT[0] = _resident_mb()
+    time. A safety net: onnxruntime's buffers live in its own arena, but decoded photos of changing sizes, read
+    on changing web-server threads, can still fragment the heap over an evening. Trimming after every photo
+    would page-fault the next one's buffers in again, so only after growth."""
+
+    def __init__(self) -> None:
+        self.trimmed_at = 0.0   # resident MB right after the last trim
+
+    def __call__(self, growth_mb: float) -> None:
+        if _MALLOC_TRIM is not None and _resident_mb() > self.trimmed_at + growth_mb:
+            _MALLOC_TRIM(0)
+            self.trimmed_at = _resident_mb()
+
+
+_give_back_memory = _HeapTrim()
 
 
 def _region(centres: np.ndarray, pad: float, w: int, h: int) -> tuple[int, int, int, int]:
@@ -294,45 +311,43 @@ def _softmax(x: np.ndarray) -> np.ndarray:
     return e / e.sum(1, keepdims=True)
 
 
-def _resolve(found: list, confident: float, min_alternative: float = 0.2) -> list[Recognition]:
+def _resolve(found: list[_Read], confident: float, min_alternative: float = 0.2) -> list[Recognition]:
     """Drop overlapping reads of one index, merge the two indices of one card, flag what stays doubtful."""
-    found.sort(key=lambda f: -f[1])
-    kept: list = []
+    found.sort(key=lambda f: -f.confidence)
+    kept: list[_Read] = []
     for f in found:
-        c, h = f[3], f[5]
-        if any(np.hypot(*(c - k[3])) < 0.12 * max(h, k[5]) for k in kept):
+        if any(np.hypot(*(f.centre - k.centre)) < 0.12 * max(f.height, k.height) for k in kept):
             continue   # the same index read twice (neighbouring heat peaks)
         kept.append(f)
     # One deck has each card once: a read whose card is already taken elsewhere by a surer read takes its
     # next likeliest free card, flagged; with none left it stays a flagged duplicate.
-    taken: dict[str, tuple] = {}
+    taken: dict[str, _Read] = {}
     for n, f in enumerate(kept):
-        holder = taken.get(f[0])
+        holder = taken.get(f.card_id)
         if holder is not None and not _same_card(holder, f):
-            alt = next((o for o in f[7] if o[0] not in taken), None)
+            alt = next((o for o in f.options if o[0] not in taken), None)
             if alt is not None and alt[1] >= min_alternative:
-                f = kept[n] = (alt[0], alt[1], f[2], f[3], f[4], f[5], True, ())
-        taken.setdefault(f[0], f)
-    by_id: dict[str, list] = {}
-    for f in sorted(kept, key=lambda f: -f[1]):
-        by_id.setdefault(f[0], []).append(f)
+                f = kept[n] = replace(f, card_id=alt[0], confidence=alt[1], doubtful=True, options=[])
+        taken.setdefault(f.card_id, f)
+    by_id: dict[str, list[_Read]] = {}
+    for f in sorted(kept, key=lambda f: -f.confidence):
+        by_id.setdefault(f.card_id, []).append(f)
     out = []
     for card_id, reads in by_id.items():
         best = reads[0]
         others = [r for r in reads[1:] if not _same_card(best, r)]
         duplicated = bool(others)   # one deck has each card once: two places with it means a misread
         for r in [best] + others:
-            conf = r[1] * (0.5 if duplicated else 1.0)
-            quad = index_quad(r[3][None], r[4][None], np.array([r[5]]))[0]
-            out.append(Recognition(card_id, float(np.clip(conf, 0, 1)), r[2],
+            conf = r.confidence * (0.5 if duplicated else 1.0)
+            quad = index_quad(r.centre[None], r.up[None], np.array([r.height]))[0]
+            out.append(Recognition(card_id, float(np.clip(conf, 0, 1)), r.pips,
                                    tuple((float(x), float(y)) for x, y in quad),
-                                   flagged=bool(conf < confident or r[6] or duplicated)))
+                                   flagged=bool(conf < confident or r.doubtful or duplicated)))
     out.sort(key=lambda r: (r.quad[0][0] + r.quad[2][0], r.quad[0][1]))
     return out
 
 
-def _same_card(a, b) -> bool:
+def _same_card(a: _Read, b: _Read) -> bool:
     """True when b is the other (turned) index of the card whose index is a."""
-    h = (a[5] + b[5]) / 2
-    dist = np.hypot(*(a[3] - b[3])) / h
-    return abs(dist - SAME_CARD_SPAN) < 0.35 and float(np.dot(a[4], b[4])) < -0.8
+    dist = np.hypot(*(a.centre - b.centre)) / ((a.height + b.height) / 2)
+    return abs(dist - SAME_CARD_SPAN) < 0.35 and float(np.dot(a.up, b.up)) < -0.8

@@ -11,7 +11,7 @@ from vision.image import MAX_PIXELS
 
 
 def _jpeg(path, img, q=90):
-    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])
+    _, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])
     path.write_bytes(buf.tobytes())
     return path
 

@@ -10,10 +10,11 @@ from vision.recogniser import SAME_CARD_SPAN, Settings, sha256_file
 from vision.runners.fake import FakeRunner
 
 LABELS = ["T1", "T2", "HK", "none"]
+WIDTH = len(LABELS) + 5   # card logits + 5 pips classes
 PIPS = {"T1": 4, "T2": 0, "HK": 4}
 
 
-def _release(tmp_path, width=len(LABELS) + 5, labels=LABELS):
+def _release(tmp_path, width=WIDTH, labels=LABELS):
     (tmp_path / "detector.onnx").write_text(json.dumps({"output_width": 6}))
     (tmp_path / "classifier.onnx").write_text(json.dumps({"output_width": width}))
     (tmp_path / "labels.txt").write_text("\n".join(labels) + "\n")
@@ -92,7 +93,7 @@ def test_detector_runs_on_a_downscaled_copy_and_maps_back():
     rec = Recogniser(_detector([(50, 75, 90, 40)]), _classifier([(2, 4)]), LABELS, PIPS, Settings(det_long=200))
     (r,) = rec.recognise(_image())
     np.testing.assert_allclose(np.array(r.quad).mean(0), [100, 150], atol=1.5)
-    c, u = np.array(r.quad).mean(0), (np.array(r.quad[0]) + r.quad[1]) / 2 - np.array(r.quad).mean(0)
+    u = (np.array(r.quad[0]) + r.quad[1]) / 2 - np.array(r.quad).mean(0)
     assert u[0] > 30 and abs(u[1]) < 2      # turned 90 degrees: 'up' points right, half of 80 px
 
 
@@ -145,7 +146,7 @@ def _marker_detector(calls):
 def _marker_classifier(logits_by_green):
     def run(batch):
         green = batch[:, 1, batch.shape[2] // 2, batch.shape[3] // 2]
-        return np.stack([np.array(logits_by_green[int(round(g / 50))], np.float32) for g in green])
+        return np.stack([np.array(logits_by_green[round(g / 50)], np.float32) for g in green])
     return FakeRunner(run)
 
 
@@ -198,12 +199,12 @@ def test_freed_memory_is_handed_back_after_growth(monkeypatch):
     calls, resident = [], [100.0]
     monkeypatch.setattr(rec_module, "_MALLOC_TRIM", lambda pad: (calls.append(pad), resident.append(resident[-1] - 30)))
     monkeypatch.setattr(rec_module, "_resident_mb", lambda: resident[-1])
-    monkeypatch.setattr(rec_module, "_TRIMMED_AT", [0.0])
-    rec_module._give_back_memory(24)          # first photo: grown from nothing
-    assert calls == [0] and rec_module._TRIMMED_AT == [70.0]
+    trim = rec_module._HeapTrim()
+    trim(24)                                  # first photo: grown from nothing
+    assert calls == [0] and trim.trimmed_at == 70.0
     resident.append(90.0)                     # grew 20 MB since: not yet
-    rec_module._give_back_memory(24)
+    trim(24)
     assert calls == [0]
     resident.append(95.0)                     # 25 MB: trim again
-    rec_module._give_back_memory(24)
-    assert calls == [0, 0] and rec_module._TRIMMED_AT == [65.0]
+    trim(24)
+    assert calls == [0, 0] and trim.trimmed_at == 65.0

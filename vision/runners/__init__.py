@@ -1,8 +1,9 @@
 """Model back ends behind one small Protocol; the registry maps a config key to a loader."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, Protocol
+from typing import Protocol
 
 import numpy as np
 
@@ -14,7 +15,7 @@ class ModelRunner(Protocol):
 
 
 def _onnx(path: Path) -> ModelRunner:
-    from vision.runners.onnx import OnnxRunner   # onnxruntime is imported only there
+    from vision.runners.onnx import OnnxRunner  # onnxruntime is imported only there
     return OnnxRunner(path)
 
 

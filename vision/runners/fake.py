@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -14,7 +14,7 @@ class FakeRunner:
         self.output_shape = output_shape or []
 
     @classmethod
-    def from_file(cls, path: Path) -> "FakeRunner":
+    def from_file(cls, path: Path) -> FakeRunner:
         """A JSON file {"output_width": n}: answers zeros of that width (enough to test wiring)."""
         width = int(json.loads(Path(path).read_text())["output_width"])
         return cls(lambda batch: np.zeros((len(batch), width), np.float32), ["N", width])

@@ -1,12 +1,26 @@
 """onnxruntime back end (the only module that imports onnxruntime)."""
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import numpy as np
 import onnxruntime as ort
 
 from vision.errors import ModelError
+
+
+@functools.cache   # registered once per process
+def _shared_arena() -> bool:
+    """One onnxruntime arena for every session of the process (detector and classifier take turns, so they
+    can share it). Its chunks are reused from photo to photo rather than freed and faulted in again, and it
+    stops growing once it holds the largest input's working set (inputs are bounded by the Settings)."""
+    try:
+        info = ort.OrtMemoryInfo("Cpu", ort.OrtAllocatorType.ORT_ARENA_ALLOCATOR, 0, ort.OrtMemType.DEFAULT)
+        ort.create_and_register_allocator(info, ort.OrtArenaCfg(0, -1, -1, -1))
+    except (RuntimeError, AttributeError):   # an onnxruntime without shared allocators: one arena each
+        return False
+    return True
 
 
 class OnnxRunner:
@@ -17,9 +31,12 @@ class OnnxRunner:
         opts.intra_op_num_threads = threads
         opts.inter_op_num_threads = 1
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        # Arena growth keeps freed blocks; the Pi has little RAM and photos vary in size.
-        opts.enable_cpu_mem_arena = False
+        # Shared arena, no per-shape memory patterns (input sizes change from photo to photo). Without an
+        # arena every run mallocs and frees its buffers: the heap fragments or, trimmed, faults them in again.
+        opts.enable_cpu_mem_arena = True
         opts.enable_mem_pattern = False
+        if _shared_arena():
+            opts.add_session_config_entry("session.use_env_allocators", "1")
         try:
             self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
         except Exception as exc:   # onnxruntime raises its own exception types for bad files
