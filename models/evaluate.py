@@ -22,12 +22,13 @@ import scoring
 from models.dataset import MIN_VISIBLE, progress
 from models.synth import FACES_DIR, Deck, random_scene, render
 from vision import Recogniser
+from vision.recogniser import NOT_A_CARD
 
 DONT_CARE = 0.05
 
 
-def score_photo(pred, labels) -> dict:
-    """Compare recognitions with the labels of one photo."""
+def score_photo(pred, labels, candidates=()) -> dict:
+    """Compare recognitions with the labels of one photo (candidates: the recogniser's, to say why one was missed)."""
     best: dict[str, float] = {}
     for lab in labels:
         best[lab["card"]] = max(best.get(lab["card"], 0.0), lab["visible"])
@@ -49,6 +50,7 @@ def score_photo(pred, labels) -> dict:
             if near:
                 confusions.append((near[0]["card"], r.card_id))
     fn = required - tp
+    why = Counter(_why_missed(card, labels, candidates) for card in fn) if candidates else Counter()
     # Diagnostic: the required cards whose numeral and suit sign are at least half in view on some index.
     marks: dict[str, float] = {}
     for lab in labels:
@@ -56,12 +58,24 @@ def score_photo(pred, labels) -> dict:
             marks[lab["card"]] = max(marks.get(lab["card"], 0.0), lab.get("mark_visible", 1.0))
     readable = {c for c in required if marks.get(c, 0.0) >= 0.5}
     return {"required": len(required), "tp": len(tp), "readable": len(readable), "tp_readable": len(tp & readable), "fp": len(fp), "fn": sorted(fn), "fp_ids": fp,
-            "confusions": confusions, "flagged": sum(r.flagged for r in pred), "n_pred": len(pred),
+            "missed_why": dict(why), "confusions": confusions, "flagged": sum(r.flagged for r in pred), "n_pred": len(pred),
             "truth": sorted(best), "pips_ok": sum(r.pips == DECK_PIPS[r.card_id] for r in {r.card_id: r for r in pred if r.card_id in tp}.values()),
             "unflagged_errors": sum(1 for r in pred if r.card_id in fp and not r.flagged)}
 
 
 DECK_PIPS = {c.id: c.pips for c in scoring.DECK}
+
+
+def _why_missed(card: str, labels, candidates) -> str:
+    """Where a required card was lost: no candidate on any of its indices, read as another card or as not a
+    card, or read right but dropped (under min_confidence, or lost to a surer read of the same index)."""
+    reads = [read for lab in labels if lab["card"] == card and lab["visible"] >= DONT_CARE
+             for centre, _, read in candidates if np.hypot(*(centre - lab["center"])) < 0.5 * lab["height"]]
+    if not reads:
+        return "not_detected"
+    if card in reads:
+        return "read_but_dropped"
+    return "read_as_not_a_card" if all(r == NOT_A_CARD for r in reads) else "read_as_another_card"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -99,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         t = time.perf_counter()
         pred = rec.recognise(img)
         ms.append((time.perf_counter() - t) * 1000)
-        row = score_photo(pred, labels)
+        row = score_photo(pred, labels, rec.candidates)
         row.update(size=list(scene.size), card_px=round(scene.ppm * 60), empty=empty)
         try:
             truth_pts = game.count(row["truth"])
@@ -153,6 +167,7 @@ def summarise(rows: list[dict], ms: list[float]) -> dict:
         "empty_photos": len(rows) - len(face),
         "cards_counted_on_empty_photos": sum(r["n_pred"] for r in rows if r["empty"]),
         "by_card_size": by_px,
+        "missed_why": dict(sum((Counter(r.get("missed_why", {})) for r in face), Counter())),
         "worst_confusions": Counter(f"{a}->{b}" for r in face for a, b in r["confusions"]).most_common(10),
         "most_missed": Counter(c for r in face for c in r["fn"]).most_common(10),
         "recognise_ms_median": round(float(np.median(ms)), 1) if ms else None,

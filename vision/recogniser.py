@@ -94,6 +94,7 @@ class Recogniser:
         self.detector, self.classifier = detector, classifier
         self.labels, self.deck_pips, self.settings, self.name = labels, pips, settings, name
         self.timings: dict[str, float] = {}
+        self.candidates: list[tuple[np.ndarray, float, str]] = []   # last photo: (centre, height, likeliest read)
 
     @classmethod
     def load(cls, model_dir: Path | None = None, runner: str = "onnx", settings: Settings | None = None) -> Recogniser:
@@ -225,6 +226,8 @@ class Recogniser:
         cards, pips = self.classify(image, centres, ups, heights)
         t2 = time.perf_counter()
         self.timings = {"detect_ms": (t1 - t0) * 1000, "classify_ms": (t2 - t1) * 1000, "candidates": len(centres)}
+        self.candidates = [(centres[i], float(heights[i]), self.labels[int(cards[i].argmax())])
+                           for i in range(len(centres))]
         found = []
         for i in range(len(centres)):
             read_pips = int(pips[i].argmax())
