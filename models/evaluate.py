@@ -22,6 +22,7 @@ import scoring
 from models.dataset import MIN_VISIBLE, progress
 from models.synth import FACES_DIR, Deck, random_scene, render
 from vision import Recogniser
+from vision.geometry import INDEX_ASPECT
 from vision.recogniser import NOT_A_CARD
 
 DONT_CARE = 0.05
@@ -68,9 +69,18 @@ DECK_PIPS = {c.id: c.pips for c in scoring.DECK}
 
 def _why_missed(card: str, labels, candidates) -> str:
     """Where a required card was lost: no candidate on any of its indices, read as another card or as not a
-    card, or read right but dropped (under min_confidence, or lost to a surer read of the same index)."""
-    reads = [read for lab in labels if lab["card"] == card and lab["visible"] >= DONT_CARE
-             for centre, _, read in candidates if np.hypot(*(centre - lab["center"])) < 0.5 * lab["height"]]
+    card, or read right but dropped (under min_confidence, or lost to a surer read of the same index).
+    A candidate is on an index when it sits inside its box (neighbours in a spread are an index width apart)."""
+    reads = []
+    for lab in labels:
+        if lab["card"] != card or lab["visible"] < DONT_CARE:
+            continue
+        up = np.asarray(lab["up"], float)
+        for centre, _, read in candidates:
+            d = np.asarray(centre, float) - lab["center"]
+            along, across = abs(d @ up) / lab["height"], abs(d[1] * up[0] - d[0] * up[1]) / lab["height"]
+            if along < 0.25 and across < 0.5 * INDEX_ASPECT:
+                reads.append(read)
     if not reads:
         return "not_detected"
     if card in reads:

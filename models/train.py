@@ -222,7 +222,7 @@ def train_cls(work: Path, epochs: int, bs: int, seed: int, lr: float, minutes: f
             opt.zero_grad(); loss.backward(); opt.step()
             if (k + 1) % 10 == 0 or k + 1 == steps_per:
                 progress(step - start * steps_per, total - start * steps_per, t0,
-                         f"cls ep {ep + 1}/{epochs} loss {float(loss):.3f}")
+                         f"cls ep {ep + 1}/{epochs} loss {loss.item():.3f}")
         acc, pacc = eval_cls(net, x[val], y[val], pips[val])
         print(f"\nepoch {ep + 1}: val card acc {acc:.4f} pips acc {pacc:.4f}", flush=True)
         torch.save({"model": net.state_dict(), "opt": opt.state_dict(), "epoch": ep + 1, "val_acc": acc,

@@ -36,14 +36,15 @@ def test_a_card_read_twice_counts_once():
 
 def test_misses_are_put_down_to_the_stage_that_lost_them():
     import numpy as np
-    labels = LABELS + [_label("T8", 500, 0.8), _label("T9", 600, 0.8)]
+    labels = LABELS + [_label("T8", 500, 0.8), _label("T9", 600, 0.8), _label("T10", 700, 0.8)]
     candidates = [(np.array([300.0, 100.0]), 80.0, "T5"),        # on an optional card: not a miss
                   (np.array([400.0, 104.0]), 80.0, "T7"),        # T6's index read as T7
                   (np.array([500.0, 96.0]), 80.0, "none"),       # T8's index read as not a card
-                  (np.array([600.0, 100.0]), 80.0, "T9")]        # T9 read right, then dropped
+                  (np.array([600.0, 100.0]), 80.0, "T9"),        # T9 read right, then dropped
+                  (np.array([716.0, 100.0]), 80.0, "T11")]       # a neighbour's index, not T10's
     row = score_photo([_read("T2", 100)], labels, candidates)   # T3: nothing found on it
-    assert row["missed_why"] == {"not_detected": 1, "read_as_another_card": 1, "read_as_not_a_card": 1,
+    assert row["missed_why"] == {"not_detected": 2, "read_as_another_card": 1, "read_as_not_a_card": 1,
                                  "read_but_dropped": 1}
     row.update(points_ok=False, empty=False, card_px=200)
-    assert summarise([row, row], [1.0])["missed_why"]["not_detected"] == 2
+    assert summarise([row, row], [1.0])["missed_why"]["not_detected"] == 4
     assert score_photo([_read("T2", 100)], labels)["missed_why"] == {}    # no candidates given: not said
