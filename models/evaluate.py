@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     for i in range(total):
         empty = i >= args.n
         scene = random_scene(rng, face_up=not empty)   # drawn even when cached, so photo i is always the same
-        img, labels = photo(args.cache, i, scene, deck)
+        img, labels = photo(args.cache, f"{i:04d}-empty" if empty else f"{i:04d}", scene, deck)
         if rec is None:
             progress(i, total, t0, "rendering")
             continue
@@ -141,15 +141,16 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def photo(cache: Path | None, i: int, scene, deck: Deck):
-    """Render photo i, or load it from the cache folder (photos are slow to render on 2 cores)."""
-    if cache is not None and (cache / f"{i:04d}.json").exists():
-        return cv2.imread(str(cache / f"{i:04d}.jpg"), cv2.IMREAD_COLOR), json.loads((cache / f"{i:04d}.json").read_text())
+def photo(cache: Path | None, name: str, scene, deck: Deck):
+    """Render a photo, or load it from the cache folder (photos are slow to render on 2 cores). The name says
+    whether the photo is an empty one, so a cache filled with another --n is not read the wrong way."""
+    if cache is not None and (cache / f"{name}.json").exists():
+        return cv2.imread(str(cache / f"{name}.jpg"), cv2.IMREAD_COLOR), json.loads((cache / f"{name}.json").read_text())
     img, labels = render(scene, deck, 1.0)
     if cache is not None:
         cache.mkdir(parents=True, exist_ok=True)
-        cv2.imwrite(str(cache / f"{i:04d}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 95])
-        (cache / f"{i:04d}.json").write_text(json.dumps(labels))
+        cv2.imwrite(str(cache / f"{name}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 95])
+        (cache / f"{name}.json").write_text(json.dumps(labels))
     return img, labels
 
 

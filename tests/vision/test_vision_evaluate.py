@@ -48,3 +48,16 @@ def test_misses_are_put_down_to_the_stage_that_lost_them():
     row.update(points_ok=False, empty=False, card_px=200)
     assert summarise([row, row], [1.0])["missed_why"]["not_detected"] == 4
     assert score_photo([_read("T2", 100)], labels)["missed_why"] == {}    # no candidates given: not said
+
+
+def test_cached_photos_are_named_for_what_they_show(tmp_path, monkeypatch):
+    import numpy as np
+
+    import models.evaluate as ev
+    renders = []
+    monkeypatch.setattr(ev, "render", lambda scene, deck, s: (renders.append(scene) or np.zeros((4, 4, 3), np.uint8),
+                                                               [{"card": scene}]))
+    assert ev.photo(tmp_path, "0001-empty", "empty scene", None)[1] == [{"card": "empty scene"}]
+    assert ev.photo(tmp_path, "0001", "pile", None)[1] == [{"card": "pile"}]     # not the empty one's labels
+    assert ev.photo(tmp_path, "0001", "pile again", None)[1] == [{"card": "pile"}]   # read back from the cache
+    assert renders == ["empty scene", "pile"]
