@@ -22,7 +22,7 @@ import scoring
 from models.dataset import MIN_VISIBLE, progress
 from models.synth import FACES_DIR, Deck, random_scene, render
 from vision import Recogniser
-from vision.geometry import INDEX_ASPECT
+from vision.geometry import index_offset
 from vision.recogniser import NOT_A_CARD
 
 DONT_CARE = 0.05
@@ -75,11 +75,9 @@ def _why_missed(card: str, labels, candidates) -> str:
     for lab in labels:
         if lab["card"] != card or lab["visible"] < DONT_CARE:
             continue
-        up = np.asarray(lab["up"], float)
         for centre, _, read in candidates:
-            d = np.asarray(centre, float) - lab["center"]
-            along, across = abs(d @ up) / lab["height"], abs(d[1] * up[0] - d[0] * up[1]) / lab["height"]
-            if along < 0.25 and across < 0.5 * INDEX_ASPECT:
+            along, across = index_offset(centre, lab["center"], lab["up"], lab["height"])
+            if along < 0.25 and across < 0.5:
                 reads.append(read)
     if not reads:
         return "not_detected"

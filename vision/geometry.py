@@ -27,6 +27,15 @@ def index_quad(center: np.ndarray, up: np.ndarray, height: np.ndarray) -> np.nda
     return np.stack([center + hu - hr, center + hu + hr, center - hu + hr, center - hu - hr], 1).astype(np.float32)
 
 
+def index_offset(point: np.ndarray, center: np.ndarray, up: np.ndarray, height: float) -> tuple[float, float]:
+    """Where a point lies from an index's centre, in the index's own frame: (along its up vector in index
+    heights, across it in index widths), both unsigned."""
+    d = np.asarray(point, np.float64) - np.asarray(center, np.float64)
+    along = abs(d[0] * up[0] + d[1] * up[1]) / height
+    across = abs(d[1] * up[0] - d[0] * up[1]) / (height * INDEX_ASPECT)
+    return along, across
+
+
 def quad_frame(quad: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     """Centre (2,), up unit vector (2,) and height (px) of one (4, 2) quad ordered as `index_quad` returns."""
     quad = np.asarray(quad, np.float64)

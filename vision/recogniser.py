@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 
 from vision.errors import ModelError
-from vision.geometry import crop_indices, index_quad
+from vision.geometry import crop_indices, index_offset, index_quad
 from vision.image import check_array
 from vision.runners import RUNNERS, ModelRunner
 
@@ -226,8 +226,8 @@ class Recogniser:
         cards, pips = self.classify(image, centres, ups, heights)
         t2 = time.perf_counter()
         self.timings = {"detect_ms": (t1 - t0) * 1000, "classify_ms": (t2 - t1) * 1000, "candidates": len(centres)}
-        self.candidates = [(centres[i], float(heights[i]), self.labels[int(cards[i].argmax())])
-                           for i in range(len(centres))]
+        likeliest = [self.labels[k] for k in cards.argmax(1)]
+        self.candidates = list(zip(centres, heights.tolist(), likeliest))
         found = []
         for i in range(len(centres)):
             read_pips = int(pips[i].argmax())
@@ -239,7 +239,7 @@ class Recogniser:
                 conf = float(cards[i, k] * pips[i, read_pips])
                 mismatch = card_id in self.deck_pips and self.deck_pips[card_id] != read_pips
                 options.append((card_id, conf * (0.5 if mismatch else 1.0), mismatch))
-            if options and self.labels[int(cards[i].argmax())] != NOT_A_CARD:
+            if options and likeliest[i] != NOT_A_CARD:
                 card_id, conf, mismatch = options[0]
                 found.append(_Read(card_id, conf, read_pips, centres[i], ups[i], float(heights[i]), mismatch,
                                    options[1:]))
@@ -253,15 +253,8 @@ def _suppress(centres: np.ndarray, ups: np.ndarray, heights: np.ndarray) -> list
     index's box is the same index; neighbours in a spread sit at least ~0.6 index widths to the side."""
     keep: list[int] = []
     for i in range(len(centres)):
-        ok = True
-        for k in keep:
-            d = centres[i] - centres[k]
-            along = abs(d @ ups[k]) / heights[k]
-            across = abs(d[0] * -ups[k][1] + d[1] * ups[k][0]) / (heights[k] * 0.234)
-            if along < 0.4 and across < 0.45:
-                ok = False
-                break
-        if ok:
+        inside = (index_offset(centres[i], centres[k], ups[k], heights[k]) for k in keep)
+        if not any(along < 0.4 and across < 0.45 for along, across in inside):
             keep.append(i)
     return keep
 
