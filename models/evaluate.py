@@ -152,6 +152,11 @@ def photo(cache: Path | None, name: str, scene, deck: Deck):
     return img, labels
 
 
+def _all_right(rows: list[dict]) -> list:
+    """[share of photos with every card right, photos]: a diagnostic on the photos with no card's numeral hidden."""
+    return [round(sum(not r["fn"] and not r["fp"] for r in rows) / max(len(rows), 1), 4), len(rows)]
+
+
 def summarise(rows: list[dict], ms: list[float]) -> dict:
     face = [r for r in rows if not r["empty"]]
     req, tp = sum(r["required"] for r in face), sum(r["tp"] for r in face)
@@ -169,6 +174,7 @@ def summarise(rows: list[dict], ms: list[float]) -> dict:
                                           max(sum(r.get("readable", 0) for r in face), 1), 5),
         "cards_mark_hidden": req - sum(r.get("readable", 0) for r in face),
         "photos_all_right": round(sum(not r["fn"] and not r["fp"] for r in face) / max(len(face), 1), 4),
+        "photos_all_right_of_all_readable": _all_right([r for r in face if r.get("readable") == r["required"]]),
         "card_points_wrong": round(sum(not r["points_ok"] for r in face) / max(len(face), 1), 4),
         "pips_right": round(sum(r["pips_ok"] for r in face) / max(tp, 1), 5),
         "flagged_per_photo": round(sum(r["flagged"] for r in face) / max(len(face), 1), 3),

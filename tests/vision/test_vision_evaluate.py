@@ -27,6 +27,10 @@ def test_reads_are_scored_against_required_optional_and_readable_cards():
     s = summarise([row], [10.0])
     assert s["recall"] == round(1 / 3, 5) and s["recall_mark_half_visible"] == 0.5 and s["cards_mark_hidden"] == 1
     assert s["precision"] == 0.5 and s["photos_all_right"] == 0
+    assert s["photos_all_right_of_all_readable"] == [0, 0]    # T3's numeral is hidden: not among them
+    right = score_photo([_read("T2", 100), _read("T6", 400)], [LABELS[0], LABELS[3]])
+    right.update(points_ok=True, empty=False, card_px=200)
+    assert summarise([row, right], [1.0, 1.0])["photos_all_right_of_all_readable"] == [1.0, 1]
 
 
 def test_a_card_read_twice_counts_once():
