@@ -25,6 +25,7 @@ SIZES = ((2028, 1520), (4608, 2592))
 
 def make_photos(folder: Path, n: int) -> None:
     import cv2
+
     from models.synth import Deck, random_scene, render
     deck, rng = Deck.load(), np.random.default_rng(7)
     for w, h in SIZES:

@@ -7,8 +7,8 @@ IndexClassifier: (N, 3, 128, 32) upright index crops -> (N, 55 + 5): card logits
 from __future__ import annotations
 
 import torch
-from torch import nn
 import torch.nn.functional as F
+from torch import nn
 
 N_CARDS = 54
 N_CLASSES = N_CARDS + 1

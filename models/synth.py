@@ -33,7 +33,7 @@ class Deck:
     back: tuple[np.ndarray, ...]
 
     @classmethod
-    def load(cls, faces_dir: Path = FACES_DIR, deck_file: Path | None = None) -> "Deck":
+    def load(cls, faces_dir: Path = FACES_DIR, deck_file: Path | None = None) -> Deck:
         deck_file = deck_file or faces_dir / "deck.json"
         data = json.loads(Path(deck_file).read_text())
         ids = tuple(c["id"] for c in data["cards"])
@@ -265,7 +265,7 @@ def _table(scene: Scene, w: int, h: int) -> np.ndarray:
         if rng.random() < 0.5:
             m = ((xx // period + yy // period) % 2)[..., None]
         else:
-            m = ((np.hypot(xx % period - period / 2, yy % period - period / 2) < period * 0.25))[..., None]
+            m = (np.hypot(xx % period - period / 2, yy % period - period / 2) < period * 0.25)[..., None]
         img = img * (1 - m * 0.8) + other * m * 0.8 + noise(w // 4 + 2, 5)[..., None]
     else:
         img += noise(30, 6)[..., None]
@@ -455,5 +455,5 @@ def _look(img: np.ndarray, look: dict, scale: float) -> np.ndarray:
     img = img + cv2.resize(noise, (w, h), interpolation=cv2.INTER_NEAREST) * 0.5 + \
         rng.standard_normal((h, w, 1), dtype=np.float32) * look["noise"] * 0.5
     out = np.clip(img, 0, 255).astype(np.uint8)
-    ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, look["jpeg"]])
+    _, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, look["jpeg"]])
     return cv2.imdecode(buf, cv2.IMREAD_COLOR)

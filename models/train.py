@@ -21,7 +21,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from models.dataset import BACKGROUND, DET_LONG, HARD_VISIBLE, MIN_VISIBLE, make_cls, make_det, progress
+from models.dataset import BACKGROUND, HARD_VISIBLE, MIN_VISIBLE, make_cls, make_det, progress
 from models.nets import IndexClassifier, IndexDetector
 from models.synth import FACES_DIR, Deck
 
@@ -55,7 +55,7 @@ def det_targets(labels: np.ndarray, ox: int, oy: int, size: int) -> tuple[np.nda
         dx, dy = gx - px, gy - py
         a, b = dx * ux + dy * uy, -dx * uy + dy * ux
         np.maximum(heat, np.exp(-(a * a / (2 * sa * sa) + b * b / (2 * sb * sb))), out=heat)
-        ix, iy = int(round(px)), int(round(py))
+        ix, iy = round(float(px)), round(float(py))
         if 0 <= ix < s and 0 <= iy < s:
             heat[iy, ix] = 1.0
         # Regress from the 3x3 cells round the centre too: at inference the peak may land one cell off.

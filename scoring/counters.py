@@ -4,8 +4,8 @@ Each counter takes cards already checked against the game's deck and returns an 
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from fractions import Fraction
-from typing import Iterable
 
 from scoring.deck import Card, cards  # noqa: F401  (cards is used in the doctests)
 
@@ -103,7 +103,7 @@ def format_points(points: Fraction) -> str:
     return f"{sign}{whole} {frac}" if whole else f"{sign}{frac}"
 
 
-def parse_points(text: str | int | float | Fraction) -> Fraction:
+def parse_points(text: str | float | Fraction) -> Fraction:
     """Read Card Points written as '35', '35 1/3', '1/3', '35.5' or a number.
 
     >>> parse_points("35 2/3")
