@@ -47,8 +47,6 @@ class Settings:
     det_fraction: float = 0.5       # in between half the photo's long side, so small cards in big photos
     #                                 stay near the sizes the detector was trained on
     heat_threshold: float = 0.25    # low on purpose: the classifier rejects what is not an index
-    weak_heat: float = 0.25         # fainter peaks down to this are read too, but kept only when ...
-    weak_confident: float = 0.90    # ... the classifier names the card at least this surely, unflagged
     confident: float = 0.90         # below this a card is flagged for the players to confirm
     min_confidence: float = 0.3     # below this a read is dropped as "not a card"; between this and `confident`
     #                                 it is shown flagged (synth5, 0.4 -> 0.3: recall +0.3, precision -0.2 points)
@@ -177,8 +175,7 @@ class Recogniser:
         batch[0, :, :dh, :dw] = small.transpose(2, 0, 1)
         out = self.detector.run(batch)[0]
         heat = 1 / (1 + np.exp(-out[0]))
-        floor = min(self.settings.heat_threshold, self.settings.weak_heat)
-        peaks = (heat >= floor) & (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8)))
+        peaks = (heat >= self.settings.heat_threshold) & (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8)))
         ys, xs = np.nonzero(peaks)
         score = heat[ys, xs]
         keep = np.argsort(-score)[: self.settings.max_cards]
@@ -224,7 +221,7 @@ class Recogniser:
         import time
         check_array(image)
         t0 = time.perf_counter()
-        centres, ups, heights, heat = self.detect(image)
+        centres, ups, heights, _ = self.detect(image)
         t1 = time.perf_counter()
         cards, pips = self.classify(image, centres, ups, heights)
         t2 = time.perf_counter()
@@ -242,9 +239,7 @@ class Recogniser:
                 conf = float(cards[i, k] * pips[i, read_pips])
                 mismatch = card_id in self.deck_pips and self.deck_pips[card_id] != read_pips
                 options.append((card_id, conf * (0.5 if mismatch else 1.0), mismatch))
-            weak = heat[i] < self.settings.heat_threshold
-            if options and likeliest[i] != NOT_A_CARD and not (weak and (options[0][1] < self.settings.weak_confident
-                                                                         or options[0][2])):
+            if options and likeliest[i] != NOT_A_CARD:
                 card_id, conf, mismatch = options[0]
                 found.append(_Read(card_id, conf, read_pips, centres[i], ups[i], float(heights[i]), mismatch,
                                    options[1:]))

@@ -47,15 +47,15 @@ def test_missing_model_folder_and_file(tmp_path):
 
 
 def _detector(peaks):
-    """peaks: list of (cx, cy, angle_deg, height[, heat logit]) in input px -> a fake detector output map."""
+    """peaks: list of (cx, cy, angle_deg, height) in input px -> a fake detector output map."""
     def run(batch):
         _, _, h, w = batch.shape
         out = np.zeros((1, 6, h // 4, w // 4), np.float32)
         out[0, 0] = -10
-        for cx, cy, ang, height, *heat in peaks:
+        for cx, cy, ang, height in peaks:
             ix, iy = int(cx / 4), int(cy / 4)
             a = math.radians(ang)
-            out[0, :, iy, ix] = [heat[0] if heat else 10, cx / 4 - ix - 0.5, cy / 4 - iy - 0.5, math.sin(a), -math.cos(a),
+            out[0, :, iy, ix] = [10, cx / 4 - ix - 0.5, cy / 4 - iy - 0.5, math.sin(a), -math.cos(a),
                                  math.log(height / 32)]
         return out
     return FakeRunner(run)
@@ -191,24 +191,6 @@ def test_a_card_read_twice_gives_the_weaker_read_its_next_likeliest_free_card():
     logits[2] = _logits(2, 4)                                 # no likely alternative: a flagged duplicate
     reads = rec.recognise(photo)
     assert [(r.card_id, r.flagged) for r in reads] == [("HK", True), ("HK", True)]
-
-
-def test_a_faint_peak_is_kept_only_when_the_card_is_read_surely():
-    faint = math.log(0.15 / 0.85)                       # heat 0.15: under heat_threshold, over weak_heat
-    peaks = [(60, 100, 0, 80, faint), (200, 100, 0, 80, faint), (330, 100, 0, 80, faint)]
-    photo = _marked_photo(400, 300, [(60, 100, 50), (200, 100, 100), (330, 100, 150)], side=20)
-    logits = {1: _logits(0, 4), 2: _logits(1, 0, second=(2, 9.5)), 3: _logits(2, 0)}   # sure, unsure, pips wrong
-    classifier = _marker_classifier(logits)
-    settings = Settings(det_long=400, weak_heat=0.1, weak_confident=0.9, second_looks=0)
-    reads = Recogniser(_detector(peaks), classifier, LABELS, PIPS, settings).recognise(photo)
-    assert [(r.card_id, r.flagged) for r in reads] == [("T1", False)]
-    # The same reads on strong peaks: the unsure one and the pips mismatch are shown, flagged.
-    strong = [p[:4] for p in peaks]
-    reads = Recogniser(_detector(strong), classifier, LABELS, PIPS, settings).recognise(photo)
-    assert [(r.card_id, r.flagged) for r in reads] == [("T1", False), ("T2", True), ("HK", True)]
-    # With weak_heat at heat_threshold (no faint peaks) nothing is read.
-    off = Settings(det_long=400, weak_heat=0.25, second_looks=0)
-    assert Recogniser(_detector(peaks), classifier, LABELS, PIPS, off).recognise(photo) == []
 
 
 def test_freed_memory_is_handed_back_after_growth(monkeypatch):
