@@ -3,7 +3,8 @@
     python -m models.holdout.score DIR [--model models/cards/<release>] [--json out.json] [--limit N]
 
 A read card is right (a true positive) when its id is that of a labelled card at least a third visible and the read
-quad's centre lies within half an index width of one of that card's index boxes. A card under a third visible is
+quad's centre lies inside one of that card's index boxes (until synth6: within half an index width of a box's
+centre, which failed right reads placed a little along the index). A card under a third visible is
 "don't care": reading it right counts neither way, reading it as another card is an error.
 """
 from __future__ import annotations
@@ -20,24 +21,26 @@ import numpy as np
 MIN_VISIBLE = 1 / 3
 
 
-def _centre_and_width(quad) -> tuple[np.ndarray, float]:
+def _inside(point: np.ndarray, quad) -> bool:
+    """True when point lies inside the convex quad (corners in order, either way round) or on its edge."""
     q = np.asarray(quad, float)
-    # quad corners: top-left, top-right, bottom-right, bottom-left of the index as read; width = the short sides
-    return q.mean(0), float((np.hypot(*(q[1] - q[0])) + np.hypot(*(q[2] - q[3]))) / 2)
+    edges, to_point = np.roll(q, -1, 0) - q, point - q
+    cross = edges[:, 0] * to_point[:, 1] - edges[:, 1] * to_point[:, 0]
+    return bool((cross >= 0).all() or (cross <= 0).all())
 
 
 def score_photo(found, label: dict) -> dict:
     """Compare recognitions (objects with card_id, quad, flagged, pips) with one photo's label dict."""
     cards = {c["id"]: c for c in label["cards"]}
     required = {cid for cid, c in cards.items() if c["visible"] >= MIN_VISIBLE}
-    boxes = [(cid, *_centre_and_width(i["quad"])) for cid, c in cards.items() for i in c.get("indices", [c])]
+    boxes = [(cid, i["quad"]) for cid, c in cards.items() for i in c.get("indices", [c])]
     tp: set[str] = set()
     fp: list[str] = []
     confusions: list[tuple[str, str]] = []
     dont_care = wrong_unflagged = pips_ok = 0
     for r in found:
         centre = np.mean(np.asarray(r.quad, float), 0)
-        near = {cid for cid, c, w in boxes if np.hypot(*(centre - c)) < w / 2}
+        near = {cid for cid, quad in boxes if _inside(centre, quad)}
         if r.card_id in near and r.card_id not in tp and r.card_id in required:
             tp.add(r.card_id)
             pips_ok += r.pips == cards[r.card_id]["pips"]

@@ -207,6 +207,14 @@ def test_score_wrong_id_on_a_covered_card_and_far_reads_are_errors():
     assert ("S7", "S8") in row["confusions"] and row["wrong_unflagged"] == 2   # the duplicate HK was flagged
 
 
+def test_a_read_anywhere_on_the_index_box_is_on_it():
+    from models.holdout.score import score_photo
+    along = score_photo([_read("HK", _box(30, 30))], SCORED_LABEL)          # 30 px down an 85 px index
+    assert along["tp"] == 1 and along["fp"] == []
+    beside = score_photo([_read("HK", _box(42, 0))], SCORED_LABEL)          # centre past the box's right edge
+    assert beside["tp"] == 0 and beside["fp"] == ["HK"]
+
+
 def test_score_empty_photo_counts_false_cards():
     from models.holdout.score import score_photo, summarise
     row = score_photo([_read("T21", _box(0, 0))], {"image": "e.jpg", "cards": []})
