@@ -152,15 +152,16 @@ def photo(cache: Path | None, name: str, scene, deck: Deck):
     return img, labels
 
 
-def _all_right(rows: list[dict]) -> list:
-    """[share of photos with every card right, photos]: a diagnostic on the photos with no card's numeral hidden."""
-    return [round(sum(not r["fn"] and not r["fp"] for r in rows) / max(len(rows), 1), 4), len(rows)]
+def _all_right(rows: list[dict]) -> float:
+    """Share of the photos with every card right (no miss, no wrong read)."""
+    return round(sum(not r["fn"] and not r["fp"] for r in rows) / max(len(rows), 1), 4)
 
 
 def summarise(rows: list[dict], ms: list[float]) -> dict:
     face = [r for r in rows if not r["empty"]]
     req, tp = sum(r["required"] for r in face), sum(r["tp"] for r in face)
     fp = sum(r["fp"] for r in face)
+    readable = [r for r in face if r.get("readable") == r["required"]]
     by_px = {}
     for lo, hi in ((0, 250), (250, 380), (380, 600)):
         sub = [r for r in face if lo <= r["card_px"] < hi]
@@ -173,8 +174,9 @@ def summarise(rows: list[dict], ms: list[float]) -> dict:
         "recall_mark_half_visible": round(sum(r.get("tp_readable", 0) for r in face) /
                                           max(sum(r.get("readable", 0) for r in face), 1), 5),
         "cards_mark_hidden": req - sum(r.get("readable", 0) for r in face),
-        "photos_all_right": round(sum(not r["fn"] and not r["fp"] for r in face) / max(len(face), 1), 4),
-        "photos_all_right_of_all_readable": _all_right([r for r in face if r.get("readable") == r["required"]]),
+        "photos_all_right": _all_right(face),
+        # Diagnostic: [share, photos] over the photos where no required card has its numeral hidden.
+        "photos_all_right_of_all_readable": [_all_right(readable), len(readable)],
         "card_points_wrong": round(sum(not r["points_ok"] for r in face) / max(len(face), 1), 4),
         "pips_right": round(sum(r["pips_ok"] for r in face) / max(tp, 1), 5),
         "flagged_per_photo": round(sum(r["flagged"] for r in face) / max(len(face), 1), 3),
