@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from models.synth import FACES_DIR, Deck, random_scene, render
-from vision.geometry import crop_indices
+from vision.geometry import crop_indices, index_offset
 
 DET_LONG = 1024          # detector input long side (px)
 BACKGROUND = 54          # classifier class for "not a card index"
@@ -81,9 +81,8 @@ def detector_frames(rec, img: np.ndarray, labs: list[dict]):
     for k, (c, u) in enumerate(zip(cs, us)):
         hit = None
         for lab in labs:
-            d, lu = c - np.array(lab["center"]), np.array(lab["up"])
-            if abs(d @ lu) < 0.2 * lab["height"] and abs(d @ [-lu[1], lu[0]]) < 0.35 * 0.234 * lab["height"] \
-                    and lu @ u > 0.8:
+            along, across = index_offset(c, lab["center"], lab["up"], lab["height"])
+            if along < 0.2 and across < 0.35 and np.dot(lab["up"], u) > 0.8:
                 hit = lab
                 break
         if hit is not None and hit["visible"] < MIN_VISIBLE:

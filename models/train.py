@@ -24,6 +24,7 @@ import torch.nn.functional as F
 from models.dataset import BACKGROUND, HARD_VISIBLE, MIN_VISIBLE, make_cls, make_det, progress
 from models.nets import IndexClassifier, IndexDetector
 from models.synth import FACES_DIR, Deck
+from vision.geometry import INDEX_ASPECT
 
 WORK = Path("/tmp/tarokcam-train")
 STRIDE = 4
@@ -50,7 +51,7 @@ def det_targets(labels: np.ndarray, ox: int, oy: int, size: int) -> tuple[np.nda
             r = 2
             weight[max(0, int(py) - r):int(py) + r + 1, max(0, int(px) - r):int(px) + r + 1] = 0
             continue
-        w = h * 0.234
+        w = h * INDEX_ASPECT
         sa, sb = max(0.8, 0.12 * h / STRIDE), max(0.7, 0.3 * w / STRIDE)
         dx, dy = gx - px, gy - py
         a, b = dx * ux + dy * uy, -dx * uy + dy * ux
