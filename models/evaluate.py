@@ -26,6 +26,7 @@ from vision.geometry import index_offset
 from vision.recogniser import NOT_A_CARD
 
 DONT_CARE = 0.05
+TELL_MM2 = 1.0    # less than 1 mm² of telling difference in view: 6 px on the smallest cards, no one can name it
 
 
 def score_photo(pred, labels, candidates=()) -> dict:
@@ -58,7 +59,15 @@ def score_photo(pred, labels, candidates=()) -> dict:
         if lab["visible"] >= MIN_VISIBLE:
             marks[lab["card"]] = max(marks.get(lab["card"], 0.0), lab.get("mark_visible", 1.0))
     readable = {c for c in required if marks.get(c, 0.0) >= 0.5}
-    return {"required": len(required), "tp": len(tp), "readable": len(readable), "tp_readable": len(tp & readable), "fp": len(fp), "fn": sorted(fn), "fp_ids": fp,
+    # Diagnostic: the required cards that some reader could name (models.readability): on some index at
+    # least a third visible, at least TELL_MM2 of what shows differs from every other card's index.
+    tell: dict[str, float] = {}
+    for lab in labels:
+        if lab["visible"] >= MIN_VISIBLE and "tell_mm2" in lab:
+            tell[lab["card"]] = max(tell.get(lab["card"], 0.0), lab["tell_mm2"])
+    tellable = {c for c in required if tell.get(c, np.inf) >= TELL_MM2}
+    return {"required": len(required), "tp": len(tp), "readable": len(readable), "tp_readable": len(tp & readable),
+            "tellable": len(tellable), "tp_tellable": len(tp & tellable), "fn_untellable": sorted(fn - tellable), "fp": len(fp), "fn": sorted(fn), "fp_ids": fp,
             "missed_why": dict(why), "confusions": confusions, "flagged": sum(r.flagged for r in pred), "n_pred": len(pred),
             "truth": sorted(best), "pips_ok": sum(r.pips == DECK_PIPS[r.card_id] for r in {r.card_id: r for r in pred if r.card_id in tp}.values()),
             "unflagged_errors": sum(1 for r in pred if r.card_id in fp and not r.flagged)}
@@ -143,8 +152,14 @@ def photo(cache: Path | None, name: str, scene, deck: Deck):
     """Render a photo, or load it from the cache folder (photos are slow to render on 2 cores). The name says
     whether the photo is an empty one, so a cache filled with another --n is not read the wrong way."""
     if cache is not None and (cache / f"{name}.json").exists():
-        return cv2.imread(str(cache / f"{name}.jpg"), cv2.IMREAD_COLOR), json.loads((cache / f"{name}.json").read_text())
-    img, labels = render(scene, deck, 1.0)
+        img = cv2.imread(str(cache / f"{name}.jpg"), cv2.IMREAD_COLOR)
+        labels = json.loads((cache / f"{name}.json").read_text())
+        if all("tell_mm2" in lab for lab in labels):
+            return img, labels
+        labels = render(scene, deck, 1.0, tell=True)[1]   # a cache from before the readability labels
+        (cache / f"{name}.json").write_text(json.dumps(labels))
+        return img, labels
+    img, labels = render(scene, deck, 1.0, tell=True)
     if cache is not None:
         cache.mkdir(parents=True, exist_ok=True)
         cv2.imwrite(str(cache / f"{name}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 95])
@@ -162,6 +177,7 @@ def summarise(rows: list[dict], ms: list[float]) -> dict:
     req, tp = sum(r["required"] for r in face), sum(r["tp"] for r in face)
     fp = sum(r["fp"] for r in face)
     readable = [r for r in face if r.get("readable") == r["required"]]
+    tellable = [r for r in face if r.get("tellable") == r["required"]]
     by_px = {}
     for lo, hi in ((0, 250), (250, 380), (380, 600)):
         sub = [r for r in face if lo <= r["card_px"] < hi]
@@ -175,6 +191,12 @@ def summarise(rows: list[dict], ms: list[float]) -> dict:
                                           max(sum(r.get("readable", 0) for r in face), 1), 5),
         "cards_mark_hidden": req - sum(r.get("readable", 0) for r in face),
         "photos_all_right": _all_right(face),
+        # Diagnostic: recall on the cards some reader could tell apart (TELL_MM2), and how many could not be.
+        "recall_tellable": round(sum(r.get("tp_tellable", 0) for r in face) /
+                                 max(sum(r.get("tellable", 0) for r in face), 1), 5),
+        "cards_untellable": req - sum(r.get("tellable", 0) for r in face),
+        "missed_untellable": sum(len(r.get("fn_untellable", ())) for r in face),
+        "photos_all_right_of_all_tellable": [_all_right(tellable), len(tellable)],
         # Diagnostic: [share, photos] over the photos where no required card has its numeral hidden.
         "photos_all_right_of_all_readable": [_all_right(readable), len(readable)],
         "card_points_wrong": round(sum(not r["points_ok"] for r in face) / max(len(face), 1), 4),

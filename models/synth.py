@@ -14,6 +14,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from models.readability import index_strips, seen_grid, tell_apart
+
 FACES_DIR = Path(__file__).with_name("faces")
 # Pi camera still sizes (HQ / v2 / v3 modes), width x height.
 PHOTO_SIZES = ((1640, 1232), (2028, 1520), (2304, 1296), (3280, 2464), (4056, 3040), (4608, 2592))
@@ -295,13 +297,15 @@ def _paste(canvas: np.ndarray, src: np.ndarray, hom: np.ndarray, shadow: float =
     return alpha
 
 
-def render(scene: Scene, deck: Deck, scale: float = 1.0, crop_to_cards: bool = False) -> tuple[np.ndarray, list[dict]]:
+def render(scene: Scene, deck: Deck, scale: float = 1.0, crop_to_cards: bool = False,
+           tell: bool = False) -> tuple[np.ndarray, list[dict]]:
     """Render the scene at `scale` x full resolution (only the part around the cards if `crop_to_cards`).
 
     Returns the photo, (H, W, 3) uint8 BGR, and one label per printed index of a face-up card:
     {"card": id, "pips": int, "center": (x, y), "up": (ux, uy) unit vector, "height": px, "quad": (4, 2),
      "visible": fraction of the index box not covered, "mark_visible": the same for its numeral and suit sign}; the quad runs top-left, top-right, bottom-right,
-    bottom-left of the upright-looking index.
+    bottom-left of the upright-looking index. With `tell`, each label also gets "tell_mm2" and "like": the
+    uncovered area in which the index differs from the likest other card's, and that card (models.readability).
     """
     w, h = round(scene.size[0] * scale), round(scene.size[1] * scale)
     hom = scene_homography(scene, scale)
@@ -352,6 +356,10 @@ def render(scene: Scene, deck: Deck, scale: float = 1.0, crop_to_cards: bool = F
         # The numeral and suit sign fill the top ~40 % of the box: without them no one can name the card.
         mark = np.array([q[0], q[1], q[1] + MARK * (q[2] - q[1]), q[0] + MARK * (q[3] - q[0])])
         lab["mark_visible"] = _visible(ids, mark, slot)
+        if tell:
+            strips = index_strips(deck)
+            area, like = tell_apart(strips, deck.ids.index(lab["card"]), seen_grid(ids, q, slot, strips.shape[1:3]))
+            lab["tell_mm2"], lab["like"] = round(area, 2), deck.ids[like]
     img = _look(img, look, scale)
     return img, labels
 
