@@ -178,6 +178,7 @@ def summarise(rows: list[dict], ms: list[float]) -> dict:
     fp = sum(r["fp"] for r in face)
     readable = [r for r in face if r.get("readable") == r["required"]]
     tellable = [r for r in face if r.get("tellable") == r["required"]]
+    whole = [r for r in face if len(r["truth"]) == r["required"]]
     by_px = {}
     for lo, hi in ((0, 250), (250, 380), (380, 600)):
         sub = [r for r in face if lo <= r["card_px"] < hi]
@@ -200,6 +201,9 @@ def summarise(rows: list[dict], ms: list[float]) -> dict:
         # Diagnostic: [share, photos] over the photos where no required card has its numeral hidden.
         "photos_all_right_of_all_readable": [_all_right(readable), len(readable)],
         "card_points_wrong": round(sum(not r["points_ok"] for r in face) / max(len(face), 1), 4),
+        # Diagnostic: [share, photos] over the photos with no card under a third visible (no index to read).
+        "card_points_wrong_of_all_required": [round(sum(not r["points_ok"] for r in whole) / max(len(whole), 1), 4),
+                                              len(whole)],
         "pips_right": round(sum(r["pips_ok"] for r in face) / max(tp, 1), 5),
         "flagged_per_photo": round(sum(r["flagged"] for r in face) / max(len(face), 1), 3),
         "wrong_and_not_flagged": sum(r["unflagged_errors"] for r in face),

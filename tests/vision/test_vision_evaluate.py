@@ -35,6 +35,8 @@ def test_reads_are_scored_against_required_optional_and_readable_cards():
     right.update(points_ok=True, empty=False, card_px=200)
     both = summarise([row, right], [1.0, 1.0])
     assert both["photos_all_right_of_all_readable"] == [1.0, 1] and both["photos_all_right_of_all_tellable"] == [1.0, 1]
+    assert both["card_points_wrong"] == 0.5                     # T5 is under a third visible in the first photo:
+    assert both["card_points_wrong_of_all_required"] == [0.0, 1]   # only the second has every card to read
 
 
 def test_a_card_read_twice_counts_once():
