@@ -4,6 +4,8 @@
 
 An index at least a third visible must be read; one less visible may be read or not (neither counted);
 a read card must sit on one of that card's indices. Card Points use scoring.find_game(--game).count.
+Diagnostics beside the targets: recall on the cards whose visible part tells them from every other card
+(models.readability), and the photos where every card can be told apart or is at least a third visible.
 """
 from __future__ import annotations
 
@@ -67,7 +69,8 @@ def score_photo(pred, labels, candidates=()) -> dict:
             tell[lab["card"]] = max(tell.get(lab["card"], 0.0), lab["tell_mm2"])
     tellable = {c for c in required if tell.get(c, np.inf) >= TELL_MM2}
     return {"required": len(required), "tp": len(tp), "readable": len(readable), "tp_readable": len(tp & readable),
-            "tellable": len(tellable), "tp_tellable": len(tp & tellable), "fn_untellable": sorted(fn - tellable), "fp": len(fp), "fn": sorted(fn), "fp_ids": fp,
+            "tellable": len(tellable), "tp_tellable": len(tp & tellable), "fn_untellable": sorted(fn - tellable),
+            "fp": len(fp), "fn": sorted(fn), "fp_ids": fp,
             "missed_why": dict(why), "confusions": confusions, "flagged": sum(r.flagged for r in pred), "n_pred": len(pred),
             "truth": sorted(best), "pips_ok": sum(r.pips == DECK_PIPS[r.card_id] for r in {r.card_id: r for r in pred if r.card_id in tp}.values()),
             "unflagged_errors": sum(1 for r in pred if r.card_id in fp and not r.flagged)}

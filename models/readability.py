@@ -13,13 +13,13 @@ import numpy as np
 
 PX_PER_MM = 4.0        # strip resolution
 DIFFERENT = 80         # a pixel differs when some BGR channel differs by more than this (of 255)
-_STRIPS: dict[int, np.ndarray] = {}
+_STRIPS: dict[int, tuple] = {}   # id(deck.faces) -> (deck.faces, strips): the faces kept, so the id stays theirs
 
 
 def index_strips(deck) -> np.ndarray:
     """(cards, H, W, 3) int16: each face's upright index box at PX_PER_MM, on grey where the face is clear."""
     key = id(deck.faces)
-    if key not in _STRIPS:
+    if key not in _STRIPS or _STRIPS[key][0] is not deck.faces:
         x0, y0, x1, y1 = deck.index_box
         f = deck.px_per_mm
         size = (round((x1 - x0) * PX_PER_MM), round((y1 - y0) * PX_PER_MM))
@@ -29,8 +29,8 @@ def index_strips(deck) -> np.ndarray:
             alpha = box[..., 3:] / 255.0
             bgr = box[..., :3] * alpha + 128 * (1 - alpha)
             strips.append(cv2.resize(bgr, size, interpolation=cv2.INTER_AREA))
-        _STRIPS[key] = np.round(np.stack(strips)).astype(np.int16)
-    return _STRIPS[key]
+        _STRIPS[key] = (deck.faces, np.round(np.stack(strips)).astype(np.int16))
+    return _STRIPS[key][1]
 
 
 def seen_grid(ids: np.ndarray, quad: np.ndarray, slot: int, shape: tuple[int, int]) -> np.ndarray:
