@@ -33,9 +33,7 @@ TELL_MM2 = 1.0    # less than 1 mm² of telling difference in view: 6 px on the 
 
 def score_photo(pred, labels, candidates=()) -> dict:
     """Compare recognitions with the labels of one photo (candidates: the recogniser's, to say why one was missed)."""
-    best: dict[str, float] = {}
-    for lab in labels:
-        best[lab["card"]] = max(best.get(lab["card"], 0.0), lab["visible"])
+    best = _best_per_card(labels, "visible")
     required = {c for c, v in best.items() if v >= MIN_VISIBLE}
     optional = {c for c, v in best.items() if DONT_CARE <= v < MIN_VISIBLE}
     tp, fp, confusions, seen = set(), [], [], Counter()
@@ -56,17 +54,11 @@ def score_photo(pred, labels, candidates=()) -> dict:
     fn = required - tp
     why = Counter(_why_missed(card, labels, candidates) for card in fn) if candidates else Counter()
     # Diagnostic: the required cards whose numeral and suit sign are at least half in view on some index.
-    marks: dict[str, float] = {}
-    for lab in labels:
-        if lab["visible"] >= MIN_VISIBLE:
-            marks[lab["card"]] = max(marks.get(lab["card"], 0.0), lab.get("mark_visible", 1.0))
+    marks = _best_per_card(labels, "mark_visible", MIN_VISIBLE, default=1.0)
     readable = {c for c in required if marks.get(c, 0.0) >= 0.5}
     # Diagnostic: the required cards that some reader could name (models.readability): on some index at
     # least a third visible, at least TELL_MM2 of what shows differs from every other card's index.
-    tell: dict[str, float] = {}
-    for lab in labels:
-        if lab["visible"] >= MIN_VISIBLE and "tell_mm2" in lab:
-            tell[lab["card"]] = max(tell.get(lab["card"], 0.0), lab["tell_mm2"])
+    tell = _best_per_card(labels, "tell_mm2", MIN_VISIBLE)
     tellable = {c for c in required if tell.get(c, np.inf) >= TELL_MM2}
     return {"required": len(required), "tp": len(tp), "readable": len(readable), "tp_readable": len(tp & readable),
             "tellable": len(tellable), "tp_tellable": len(tp & tellable), "fn_untellable": sorted(fn - tellable),
@@ -74,6 +66,16 @@ def score_photo(pred, labels, candidates=()) -> dict:
             "missed_why": dict(why), "confusions": confusions, "flagged": sum(r.flagged for r in pred), "n_pred": len(pred),
             "truth": sorted(best), "pips_ok": sum(r.pips == DECK_PIPS[r.card_id] for r in {r.card_id: r for r in pred if r.card_id in tp}.values()),
             "unflagged_errors": sum(1 for r in pred if r.card_id in fp and not r.flagged)}
+
+
+def _best_per_card(labels, key: str, min_visible: float = 0.0, default: float | None = None) -> dict[str, float]:
+    """Each card's largest `key` over its indices at least min_visible (labels without it: default, or skipped)."""
+    out: dict[str, float] = {}
+    for lab in labels:
+        value = lab.get(key, default)
+        if value is not None and lab["visible"] >= min_visible:
+            out[lab["card"]] = max(out.get(lab["card"], 0.0), value)
+    return out
 
 
 DECK_PIPS = {c.id: c.pips for c in scoring.DECK}

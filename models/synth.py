@@ -348,6 +348,7 @@ def render(scene: Scene, deck: Deck, scale: float = 1.0, crop_to_cards: bool = F
     for item in scene.clutter:
         if item["kind"] != "pad":
             _draw_item(img, ids, item, hom, px_per_mm_out)
+    strips = index_strips(deck) if tell else None
     for lab in labels:
         q = lab.pop("quad")
         lab.update(_quad_geometry(q))
@@ -356,8 +357,7 @@ def render(scene: Scene, deck: Deck, scale: float = 1.0, crop_to_cards: bool = F
         # The numeral and suit sign fill the top ~40 % of the box: without them no one can name the card.
         mark = np.array([q[0], q[1], q[1] + MARK * (q[2] - q[1]), q[0] + MARK * (q[3] - q[0])])
         lab["mark_visible"] = _visible(ids, mark, slot)
-        if tell:
-            strips = index_strips(deck)
+        if strips is not None:
             area, like = tell_apart(strips, deck.ids.index(lab["card"]), seen_grid(ids, q, slot, strips.shape[1:3]))
             lab["tell_mm2"], lab["like"] = round(area, 2), deck.ids[like]
     img = _look(img, look, scale)
