@@ -84,6 +84,7 @@ class Store:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
+        self.write_error: str | None = None  # why the last write failed; None once one succeeds
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
@@ -115,13 +116,22 @@ class Store:
         """Run one statement in its own transaction; committed (FULL sync) on return. Returns the new row id
         of an INSERT."""
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
             try:
+                self._db.execute("BEGIN IMMEDIATE")
                 cur = self._db.execute(sql, params)
                 self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
+            except BaseException as exc:
+                if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.IntegrityError):
+                    self.write_error = f"{type(exc).__name__}: {exc}"  # disk full, read-only, damaged
+                # A failed COMMIT (disk full, read-only) may already have rolled back: then ROLLBACK itself
+                # fails with "no transaction is active" and would hide the real cause.
+                if self._db.in_transaction:
+                    try:
+                        self._db.execute("ROLLBACK")
+                    except sqlite3.Error:
+                        pass
                 raise
+            self.write_error = None
             return cur.lastrowid
 
     def _rows(self, sql: str, params: tuple = ()) -> list[sqlite3.Row]:
@@ -135,6 +145,16 @@ class Store:
     def integrity_ok(self) -> bool:
         return self._rows("PRAGMA integrity_check")[0][0] == "ok"
 
+    def probe_write(self) -> str | None:
+        """Try a write the size of a big hand (64 KiB) and take it back; None when it was committed, else why
+        not. Clears `write_error` on success, so /healthz recovers by itself once space is back."""
+        try:
+            self.set_meta("write_probe", "x" * 65536)
+            self.delete_meta("write_probe")
+        except sqlite3.Error as exc:
+            return f"{type(exc).__name__}: {exc}"
+        return None
+
     def meta(self, key: str, default: str | None = None) -> str | None:
         row = self._rows("SELECT value FROM meta WHERE key = ?", (key,))
         return row[0]["value"] if row else default
@@ -145,6 +165,20 @@ class Store:
             "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             (key, value),
         )
+
+    def meta_prefix(self, prefix: str) -> dict[str, str]:
+        """Every meta key starting with `prefix`, with its value."""
+        rows = self._rows("SELECT key, value FROM meta WHERE substr(key, 1, ?) = ?", (len(prefix), prefix))
+        return {r["key"]: r["value"] for r in rows}
+
+    def delete_meta(self, key: str) -> None:
+        self._write("DELETE FROM meta WHERE key = ?", (key,))
+
+    def delete_meta_prefix(self, prefix: str) -> int:
+        """Delete every meta key starting with `prefix`; returns how many there were."""
+        n = len(self.meta_prefix(prefix))
+        self._write("DELETE FROM meta WHERE substr(key, 1, ?) = ?", (len(prefix), prefix))
+        return n
 
     # -- sessions (evenings) --------------------------------------------------------------------
     def add_session(

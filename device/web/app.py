@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-import secrets
+import errno
+import html
+import logging
+import sqlite3
 from pathlib import Path
 from urllib.parse import quote
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, RedirectResponse
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -19,6 +22,7 @@ from device.web.deps import TableController, WebContext
 from device.web.routers import auth, captures, hands, health, sheet
 from device.web.routers import settings as settings_router
 
+log = logging.getLogger(__name__)
 HERE = Path(__file__).parent
 DEFAULTS = {
     "game": "slovenian",
@@ -29,21 +33,37 @@ DEFAULTS = {
 
 
 def create_app(
-    *, store: Store, controller: TableController, photos_dir: Path, pin: str, settings: dict | None = None
+    *,
+    store: Store,
+    controller: TableController,
+    photos_dir: Path,
+    pin: str,
+    settings: dict | None = None,
+    secret_file: Path | None = None,
 ) -> FastAPI:
     """The players' web app. `settings` may set game, players, system (for the first evening),
-    max_body_bytes and poll_ms; unknown keys are kept for the templates."""
+    max_body_bytes, poll_ms and allowed_hosts (the names the table answers to besides IP addresses;
+    None: any Host header); unknown keys are kept for the templates. The cookie-signing secret lives in
+    `secret_file` (default: `session_secret` next to the database), mode 0600."""
     settings = {**DEFAULTS, **(settings or {})}
-    secret = store.meta("cookie_secret")
-    if secret is None:  # kept in the store so that logins survive a restart
-        secret = secrets.token_hex(32)
-        store.set_meta("cookie_secret", secret)
+    secret = security.load_secret(secret_file or store.path.parent / "session_secret")
+    if store.meta("cookie_secret") is not None:  # older releases kept it in the database (mode 0644)
+        store.delete_meta("cookie_secret")
+    signer = security.CookieSigner(secret)
+    logins = security.Logins(store)
+    fingerprint = signer.fingerprint(pin)
+    if store.meta("pin_fingerprint") != fingerprint:  # a new PIN: every earlier login ends
+        if (n := logins.revoke_all()):
+            log.warning("the PIN changed: %d earlier logins revoked", n)
+        store.set_meta("pin_fingerprint", fingerprint)
     if store.current_session() is None:
         game = scoring_adapter.game(settings["game"])
         seats = ["North", "East", "South", "West", "Fifth"][: game.players[0]]
         store.add_session(
             game=game.id, players=list(settings.get("players") or seats), system=settings["system"]
         )
+    hosts = settings.get("allowed_hosts")
+    allowed_hosts = None if hosts is None else frozenset(h.lower().rstrip(".") for h in hosts)
 
     templates = Jinja2Templates(directory=HERE / "templates")
     templates.env.globals["card_name"] = scoring_adapter.card_name
@@ -54,16 +74,26 @@ def create_app(
         controller=controller,
         photos_dir=Path(photos_dir).resolve(),
         gate=security.PinGate(pin),
-        signer=security.CookieSigner(secret.encode()),
+        signer=signer,
+        logins=logins,
+        integrity=health.IntegrityWatch(store),
         templates=templates,
         settings=settings,
     )
 
     @app.middleware("http")
     async def cookie_session(request: Request, call_next):
+        if allowed_hosts is not None and not security.host_allowed(request.headers.get("host"), allowed_hosts):
+            # DNS rebinding: a foreign page whose name now points at the table must not read or write it.
+            return _error(400, f"unknown host name {request.headers.get('host', '')[:100]!r}; open the table "
+                               f"by its address or as {', '.join(sorted(allowed_hosts)) or 'its IP address'}",
+                          "host")
         signer = request.app.state.ctx.signer
         raw = request.cookies.get(security.COOKIE)
         data = signer.loads(raw) or security.new_session()
+        if data.get("auth") and not request.app.state.ctx.logins.valid(data.get("sid")):
+            data = {**data, "auth": False}  # logged out elsewhere, or the PIN changed
+            data.pop("sid", None)
         request.state.session = data
         response = await call_next(request)
         for name, value in security.SECURITY_HEADERS.items():
@@ -117,6 +147,21 @@ def _add_error_handlers(app: FastAPI) -> None:
     async def bad_store_request(request: Request, exc: StoreError):
         return _error(400, str(exc), str(exc).split(" ", 1)[0])
 
+    @app.exception_handler(OverflowError)
+    async def huge_number(request: Request, exc: OverflowError):
+        # e.g. /api/hands/100000000000000000000000: SQLite integers are 64-bit
+        return _error(404, "no such id: the number is out of range", "id")
+
+    @app.exception_handler(sqlite3.Error)
+    async def store_failed(request: Request, exc: sqlite3.Error):
+        return await _storage_fault(request, exc)
+
+    @app.exception_handler(OSError)
+    async def os_failed(request: Request, exc: OSError):
+        if exc.errno not in (errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EIO, errno.EACCES):
+            raise exc
+        return await _storage_fault(request, exc)
+
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException):
         if exc.status_code == 401 and "text/html" in request.headers.get("accept", ""):
@@ -124,3 +169,47 @@ def _add_error_handlers(app: FastAPI) -> None:
         return JSONResponse(
             {"error": str(exc.detail), "field": None}, status_code=exc.status_code, headers=exc.headers
         )
+
+
+def storage_fault(exc: BaseException) -> tuple[int, str]:
+    """(HTTP status, cause in words) of a failed write: 507 when the disk is full, else 503."""
+    text = str(exc).lower()
+    err = getattr(exc, "errno", None)
+    if err in (errno.ENOSPC, errno.EDQUOT) or "disk is full" in text or "no space" in text:
+        return 507, "the table's disk is full"
+    if err == errno.EROFS or "readonly" in text or "read-only" in text:
+        return 503, "the table's storage is read-only"
+    if isinstance(exc, sqlite3.OperationalError) and "locked" in text:
+        return 503, "the database is busy"
+    if "malformed" in text or "not a database" in text or isinstance(exc, sqlite3.DatabaseError) and \
+            not isinstance(exc, sqlite3.OperationalError):
+        return 503, "the database is damaged"
+    return 503, "the table cannot write its store"
+
+
+async def _storage_fault(request: Request, exc: BaseException):
+    status, cause = storage_fault(exc)
+    log.error("store write failed (%s): %s: %s", cause, type(exc).__name__, exc)
+    message = f"Nothing was saved: {cause} ({exc}). Free some space or fix the storage, then try again."
+    if "text/html" not in request.headers.get("accept", "") or request.method == "GET":
+        return _error(status, message, "store", cause=cause)
+    # A form post: say why, and keep what the player typed, one press away from being sent again.
+    fields = ""
+    try:
+        form = await request.form()
+        fields = "".join(
+            f'<input type="hidden" name="{html.escape(k)}" value="{html.escape(v)}">'
+            for k, v in form.multi_items() if isinstance(v, str)
+        )
+    except Exception:  # noqa: BLE001 -- a body we cannot read again: the browser's Back still has it
+        pass
+    page = (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1"><title>Not saved</title>'
+        '<link rel="stylesheet" href="/static/app.css"></head><body><main>'
+        f'<h1>Not saved</h1><p class="error" id="store-error">{html.escape(message)}</p>'
+        f'<form method="post" action="{html.escape(request.url.path)}">{fields}'
+        '<button id="retry">Try again with what you entered</button></form>'
+        '<p><a href="javascript:history.back()">Back to the form</a></p></main></body></html>'
+    )
+    return HTMLResponse(page, status_code=status)

@@ -32,6 +32,8 @@ class WebContext:
     photos_dir: Path
     gate: security.PinGate
     signer: security.CookieSigner
+    logins: security.Logins
+    integrity: Any  # routers.health.IntegrityWatch
     templates: Jinja2Templates
     settings: dict
 
@@ -41,7 +43,8 @@ def ctx(request: Request) -> WebContext:
 
 
 def session_data(request: Request) -> dict:
-    """The visitor's cookie session ({"csrf", "auth"}), made by the middleware in app.py."""
+    """The visitor's cookie session ({"csrf", "auth", "sid"}), made by the middleware in app.py; "auth" is
+    true only while its login ("sid") is open."""
     return request.state.session
 
 
@@ -63,7 +66,7 @@ async def require_write(request: Request, c: Ctx) -> None:
     """Gate for every state-changing route: PIN header, or logged-in cookie + CSRF + same origin."""
     pin = request.headers.get(security.PIN_HEADER)
     if pin is not None:
-        if not c.gate.check(pin):
+        if not c.gate.check(pin, security.client_key(request)):
             raise HTTPException(401, "wrong PIN")
         return
     sess = session_data(request)

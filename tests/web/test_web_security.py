@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import os
+import sqlite3
+import stat
 
 import pytest
-from web_doubles import PIN, csrf_of
+from fastapi import HTTPException
+from fastapi.testclient import TestClient
+from web_doubles import PIN, PLAYERS, FakeController, csrf_of
+
+from device.web import create_app, security
+from device.web.routers.health import IntegrityWatch
 
 
 def test_anyone_may_look(anon, table):
@@ -175,3 +182,237 @@ def test_pages_forbid_framing_and_foreign_scripts(anon):
     for asset in ("/static/app.css", "/static/capture.js", "/static/confirm.js"):
         assert anon.get(asset).status_code == 200, asset
     assert "http" not in anon.get("/static/app.css").text  # no CDN, works offline
+
+
+# ---------------------------------------------------------------- the PIN gate (issue 16)
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def outcome(gate: security.PinGate, attempt: str, client: str) -> str:
+    """"ok", "wrong" (the PIN was compared and refused) or "wait" (429: not even compared)."""
+    try:
+        return "ok" if gate.check(attempt, client) else "wrong"
+    except HTTPException as exc:
+        assert exc.status_code == 429
+        return "wait"
+
+
+@pytest.mark.parametrize("pin", ["246813", "9753108642"])
+def test_only_the_whole_pin_opens_the_gate(pin):
+    gate = security.PinGate(pin, clock=Clock())
+    near = ["", pin[0], pin[:-1], pin + "0", pin[1:], " " + pin, pin + " ", pin[::-1], "0" * len(pin)]
+    for n, attempt in enumerate(near):
+        assert not gate.check(attempt, f"10.0.0.{n}"), attempt
+    for n in range(len(pin)):  # every prefix, each from a fresh client so no pause hides the answer
+        assert not gate.check(pin[:n], f"10.0.1.{n}"), pin[:n]
+    assert gate.check(pin, "10.0.2.1")
+
+
+def test_an_empty_or_short_pin_header_is_refused(anon, table):
+    for value in ("", PIN[0], PIN[:-1], PIN + "0"):
+        r = anon.post("/api/captures", json={}, headers={"X-Tarokcam-Pin": value})
+        assert r.status_code == 401, (value, r.status_code)
+    assert table[1].latest_capture_id() is None
+    assert anon.post("/api/captures", json={}, headers={"X-Tarokcam-Pin": PIN}).status_code == 200
+
+
+def test_the_pause_grows_per_client_and_a_right_pin_clears_it():
+    clock = Clock()
+    gate = security.PinGate("246813", clock=clock)
+    for _ in range(security.FREE_FAILURES):
+        assert gate.check("000000", "attacker") is False
+    waits = []
+    for _ in range(6):
+        with pytest.raises(HTTPException) as exc:
+            gate.check("246813", "attacker")  # even the right PIN waits out the pause
+        assert exc.value.status_code == 429
+        wait = int(exc.value.headers["Retry-After"])
+        waits.append(wait)
+        clock.t += wait
+        assert gate.check("000000", "attacker") is False
+    assert waits == sorted(waits) and waits[-1] >= 16 * waits[0], waits
+    clock.t += 10_000
+    assert gate.check("246813", "attacker") is True
+    assert gate.check("000000", "attacker") is False  # a fresh record: free tries again
+
+
+def test_a_wrong_pin_flood_never_locks_out_a_player_who_has_not_failed():
+    clock = Clock()
+    gate = security.PinGate("246813", clock=clock)
+    compared = 0
+    for second in range(3600):  # an hour of one guess a second from each of 20 addresses
+        clock.t += 1
+        for n in range(20):
+            compared += outcome(gate, f"{second:06d}", f"10.0.9.{n}") == "wrong"
+        if second % 60 == 0:
+            assert gate.check("246813", f"192.168.1.{second // 60}") is True  # each minute a new player
+    # The attackers' guesses that were actually compared: the table's allowance, not 72,000.
+    assert compared <= security.GLOBAL_BURST + security.GLOBAL_PER_HOUR + 1, compared
+
+
+def test_the_global_ceiling_holds_back_only_clients_that_failed():
+    clock = Clock()
+    gate = security.PinGate("246813", clock=clock)
+    for n in range(security.GLOBAL_BURST):
+        assert gate.check("111111", f"10.1.0.{n}") is False
+    with pytest.raises(HTTPException) as exc:
+        gate.check("246813", "10.1.0.0")  # failed once, under its own pause limit, but the table's ceiling is hit
+    assert exc.value.status_code == 429 and "table" in exc.value.detail
+    assert gate.check("246813", "10.1.1.1") is True  # never failed: never held back
+    clock.t += 3600 / security.GLOBAL_PER_HOUR + 1
+    assert gate.check("246813", "10.1.0.0") is True
+
+
+def test_ipv6_clients_are_counted_by_their_64_prefix():
+    class Req:
+        def __init__(self, host):
+            self.client = type("C", (), {"host": host})()
+    assert security.client_key(Req("2001:db8::1")) == security.client_key(Req("2001:db8::ffff:1"))
+    assert security.client_key(Req("2001:db8::1")) != security.client_key(Req("2001:db8:0:1::1"))
+    assert security.client_key(Req("::ffff:10.0.0.7")) == "10.0.0.7"
+
+
+def test_one_device_flooding_wrong_pins_does_not_lock_out_another(table):
+    app = table[0]
+    with TestClient(app, base_url="http://table.local", client=("10.0.0.66", 4000)) as attacker:
+        for _ in range(40):
+            attacker.post("/api/captures", json={}, headers={"X-Tarokcam-Pin": "000000"})
+        assert attacker.post("/api/captures", json={}, headers={"X-Tarokcam-Pin": PIN}).status_code == 429
+    with TestClient(app, base_url="http://table.local", client=("10.0.0.7", 4001)) as player:
+        csrf = csrf_of(player)
+        r = player.post("/login", data={"pin": PIN, "csrf": csrf, "next": "/"}, follow_redirects=False)
+        assert r.status_code == 303
+
+
+# ---------------------------------------------------------------- sessions and the signing secret
+
+def test_logout_revokes_every_copy_of_the_cookie(player, table):
+    stolen = player.cookies.get("tarokcam_session")
+    assert player.post("/logout", data={"csrf": player.csrf}, follow_redirects=False).status_code == 303
+    with TestClient(table[0], base_url="http://table.local") as thief:
+        thief.cookies.set("tarokcam_session", stolen, domain="table.local")
+        r = thief.post("/api/captures", json={}, headers={"X-CSRF-Token": player.csrf})
+        assert r.status_code == 401
+    assert table[1].latest_capture_id() is None
+
+
+def test_a_pin_change_revokes_earlier_logins(player, table, tmp_path):
+    _, store, controller, photos = table
+    cookie = player.cookies.get("tarokcam_session")
+    assert player.post("/api/captures", json={}).status_code == 200
+    restarted = create_app(store=store, controller=controller, photos_dir=photos, pin="975310",
+                           settings={"players": PLAYERS})
+    with TestClient(restarted, base_url="http://table.local") as old:
+        old.cookies.set("tarokcam_session", cookie, domain="table.local")
+        assert old.post("/api/captures", json={}, headers={"X-CSRF-Token": player.csrf}).status_code == 401
+    same_pin = create_app(store=store, controller=controller, photos_dir=photos, pin="975310",
+                          settings={"players": PLAYERS})
+    with TestClient(same_pin, base_url="http://table.local") as fresh:
+        csrf = csrf_of(fresh)
+        fresh.post("/login", data={"pin": "975310", "csrf": csrf}, follow_redirects=False)
+        cookie2 = fresh.cookies.get("tarokcam_session")
+    again = create_app(store=store, controller=controller, photos_dir=photos, pin="975310",
+                       settings={"players": PLAYERS})
+    with TestClient(again, base_url="http://table.local") as back:  # a restart with the same PIN keeps it
+        back.cookies.set("tarokcam_session", cookie2, domain="table.local")
+        assert back.post("/api/captures", json={}, headers={"X-CSRF-Token": csrf}).status_code == 200
+
+
+def test_the_signing_secret_is_a_0600_file_not_in_the_database(table):
+    store = table[1]
+    path = store.path.parent / "session_secret"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert store.meta("cookie_secret") is None
+    assert path.read_text().strip() not in store.path.read_bytes().decode("latin-1")
+
+
+def test_a_loose_secret_file_is_tightened(tmp_path):
+    path = tmp_path / "secret"
+    path.write_text("x" * 64)
+    os.chmod(path, 0o644)
+    assert security.load_secret(path) == b"x" * 64
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+# ---------------------------------------------------------------- host names, ids, a full disk
+
+def test_foreign_host_names_are_refused(tmp_path):
+    from device.storage import Store
+    store = Store(tmp_path / "db.sqlite")
+    app = create_app(store=store, controller=FakeController(store, tmp_path), photos_dir=tmp_path, pin=PIN,
+                     settings={"players": PLAYERS, "allowed_hosts": ["tarokcam.local", "localhost"]})
+    for host, status in [("tarokcam.local", 200), ("TAROKCAM.local:8000", 200), ("192.168.1.20:8000", 200),
+                         ("[fe80::1]:8000", 200), ("localhost", 200), ("evil.example", 400),
+                         ("tarokcam.local.evil.example", 400)]:
+        with TestClient(app, base_url=f"http://{host}") as client:
+            r = client.get("/api/sheet")
+            assert r.status_code == status, (host, r.status_code)
+            if status == 400:
+                assert r.json()["field"] == "host"
+    store.close()
+
+
+@pytest.mark.parametrize("url", ["/api/hands/100000000000000000000000", "/hands/100000000000000000000000",
+                                 "/api/captures/100000000000000000000000"])
+def test_huge_ids_are_404_not_500(anon, url):
+    r = anon.get(url)
+    assert r.status_code == 404, (url, r.status_code, r.text)
+
+
+def fill_the_disk(store) -> int:
+    pages = store._db.execute("PRAGMA page_count").fetchone()[0]
+    store._db.execute(f"PRAGMA max_page_count = {pages}")
+    return pages
+
+
+def test_a_full_disk_is_507_naming_the_cause_and_healthz_clears_after(player, table):
+    _, store, _, _ = table
+    big = {"declarer": "Ana", "partner": "Cene", "contract": "three", "card_points": "41",
+           "bonuses": [], "note": "x" * 20000}
+    fill_the_disk(store)
+    r = player.post("/api/hands", json=big)
+    assert r.status_code == 507 and "disk is full" in r.json()["error"], r.text
+    assert "no transaction" not in r.json()["error"]
+    health = player.get("/healthz")
+    assert health.status_code == 503 and health.json()["web_store_writes"]["ok"] is False
+    store._db.execute("PRAGMA max_page_count = 1073741823")  # space is back
+    health = player.get("/healthz").json()
+    assert health["web_store_writes"]["ok"] is True
+    assert player.post("/api/hands", json=big).status_code in (200, 201)
+
+
+def test_a_full_disk_keeps_the_form_the_player_typed(player, table):
+    _, store, _, _ = table
+    store._db.execute("PRAGMA query_only = 1")  # as if the card had gone read-only
+    data = {"csrf": player.csrf, "declarer": "Ana", "partner": "Cene", "contract": "three",
+            "points_source": "manual", "card_points": "47", "kontra_contract": "1"}
+    r = player.post("/hands", data=data, headers={"Accept": "text/html"})
+    store._db.execute("PRAGMA query_only = 0")
+    assert r.status_code == 503 and "read-only" in r.text, r.text[:300]
+    assert 'name="card_points" value="47"' in r.text and 'action="/hands"' in r.text
+    assert store.hands(1) == []
+
+
+def test_healthz_runs_the_integrity_check_at_start_not_on_every_call(table):
+    calls = []
+    store = table[1]
+
+    class Counting:
+        def integrity_ok(self):
+            calls.append(1)
+            return store.integrity_ok()
+
+    clock = Clock()
+    watch = IntegrityWatch(Counting(), clock=clock, every_s=3600)
+    for _ in range(50):
+        assert watch.status()["ok"]
+    assert len(calls) == 1
+    clock.t += 3601
+    watch.status()
+    assert len(calls) == 2
