@@ -9,10 +9,12 @@ from calibration.detect import (
                                 check_alignment,
                                 detect_markers,
                                 draw_calibration,
+                                draw_markers,
                                 to_mat,
                                 to_photo,
                                 warp_to_table,
 )
+from calibration.lens import Lens
 from calibration.mat import (
                                 LAYOUTS,
                                 MatLayout,
@@ -26,8 +28,8 @@ from calibration.mat import (
 from calibration.model import VERSION, Calibration, CalibrationError, load_calibration, save_calibration
 
 __all__ = [
-    "LAYOUTS", "VERSION", "Calibration", "CalibrationError", "MatLayout", "Paper", "Report", "Side",
-    "assign_side", "calibrate_from_image", "check_alignment", "detect_markers", "draw_calibration",
+    "LAYOUTS", "VERSION", "Calibration", "CalibrationError", "Lens", "MatLayout", "Paper", "Report", "Side",
+    "assign_side", "calibrate_from_image", "check_alignment", "detect_markers", "draw_calibration", "draw_markers",
     "layout_for", "load_calibration", "render_mat", "save_calibration", "to_mat", "to_photo",
     "warp_to_table", "write_mat_pdf", "write_mat_png",
 ]

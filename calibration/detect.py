@@ -9,6 +9,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from calibration.lens import Lens, fit_lens
 from calibration.mat import ARUCO_DICTIONARY, LAYOUTS, MatLayout, Paper, layout_for
 from calibration.model import VERSION, Calibration, CalibrationError
 
@@ -16,6 +17,7 @@ MIN_MARKERS = 3  # 12 corners: enough for a well-conditioned homography, so a ca
 SHARP_EDGE_BLUR_MM = 0.35  # card index strokes are ~0.7 mm; blur beyond half that smears the digits
 MIN_PX_PER_MM = 4.0  # a ~7 mm index glyph then spans 28 px
 CLIPPED_LEVEL, CLIPPED_WARN = 250, 0.01
+MAX_MAP_ERROR_MM = 1.0  # enrolment cuts card faces by the mat's mm
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +29,8 @@ class Report:
     markers_expected: tuple[int, ...]
     marker_corners: dict[int, np.ndarray] = field(hash=False)  # id -> (4, 2) float32 photo px
     fit_rms_mm: float = 0.0  # residual of marker corners after the fit
+    map_error_mm: float | None = None  # leave-one-marker-out estimate of the map's error; None: too few markers
+    lens: Lens | None = None  # the lens fitted (k1 = k2 = 0 when distortion did not help)
     photo_px_per_mm: float = 0.0  # photo resolution at the centre of the play area
     edge_blur_mm: float = 0.0  # Gaussian sigma of marker edges, in mm on the mat
     clipped_fraction: float = 0.0  # share of play-area pixels with a channel >= 250
@@ -41,7 +45,11 @@ class Report:
             f"paper: {self.paper.value}",
             (f"markers: {len(self.markers_found)} of {len(self.markers_expected)} found "
              f"(ids {', '.join(map(str, self.markers_found))})"),
-            f"fit residual: {self.fit_rms_mm:.2f} mm RMS",
+            f"fit residual: {self.fit_rms_mm:.2f} mm RMS over the marker corners",
+            ("map error: " + (f"{self.map_error_mm:.2f} mm (largest, leave-one-marker-out)"
+                              if self.map_error_mm is not None else "unknown (too few markers)")),
+            ("lens: " + ("no distortion" if self.lens is None or self.lens.is_identity else
+                         f"radial k1 {self.lens.k1:+.4f}, k2 {self.lens.k2:+.4f} (f {self.lens.focal_px:.0f} px)")),
             f"resolution: {self.photo_px_per_mm:.2f} px/mm (a 7 mm card index is {7 * self.photo_px_per_mm:.0f} px tall)",
             (f"sharpness: edge blur {self.edge_blur_mm:.2f} mm ({'ok' if self.sharp else 'BLURRED'}, "
              f"want <= {SHARP_EDGE_BLUR_MM} mm)"),
@@ -92,7 +100,32 @@ def _pick_layout(found: dict[int, np.ndarray]) -> MatLayout:
     return LAYOUTS[max(counts, key=counts.get)]
 
 
-def _fit(found: dict[int, np.ndarray], lay: MatLayout) -> tuple[np.ndarray, float, list[int]]:
+@dataclass(frozen=True, slots=True)
+class _Fit:
+    h: np.ndarray  # (3, 3) undistorted photo px -> mm
+    lens: Lens
+    rms_mm: float  # corner residual of the fit itself
+    map_error_mm: float  # leave-one-marker-out estimate of the map's error on the play area
+    used: list[int]
+
+
+def _loo_errors(found: dict[int, np.ndarray], mm: dict[int, np.ndarray], ids: list[int], base: Lens,
+                n_coeffs: int) -> np.ndarray:
+    """(len(ids),) mm: how far each marker's centre lands from its printed place when the fit is made
+    without it. The centre (mean of the 4 corners) cancels the symmetric pull of blur on corner
+    detection, which is what made the plain fit residual read 0.35-0.4 mm whatever the real error."""
+    errors = []
+    for m in ids:
+        rest = [i for i in ids if i != m]
+        src = np.concatenate([found[i] for i in rest]).astype(np.float64)
+        dst = np.concatenate([mm[i] for i in rest])
+        fit = fit_lens(src, dst, base, n_coeffs)
+        pred = cv2.perspectiveTransform(fit.lens.undistort(found[m]).reshape(-1, 1, 2), fit.h).reshape(-1, 2)
+        errors.append(float(np.linalg.norm(pred.mean(axis=0) - mm[m].mean(axis=0))))
+    return np.array(errors)
+
+
+def _fit(found: dict[int, np.ndarray], lay: MatLayout, image_size: tuple[int, int]) -> _Fit:
     ids = [i for i in lay.marker_ids if i in found]
     if len(ids) < MIN_MARKERS:
         raise CalibrationError(
@@ -101,13 +134,37 @@ def _fit(found: dict[int, np.ndarray], lay: MatLayout) -> tuple[np.ndarray, floa
     mm = lay.marker_corners()
     src = np.concatenate([found[i] for i in ids]).astype(np.float64)
     dst = np.concatenate([mm[i] for i in ids])
-    h, inliers = cv2.findHomography(src, dst, cv2.RANSAC, 3.0)
+    # A k1 = -0.08 lens bends the mat's corners by several mm from any homography, so the outlier
+    # threshold is wide; the lens fit below then judges each marker.
+    h, inliers = cv2.findHomography(src, dst, cv2.RANSAC, 8.0)
     if h is None:
         raise CalibrationError("the markers do not fit one flat mat; is the mat folded or are there two mats?")
-    proj = cv2.perspectiveTransform(src.reshape(-1, 1, 2), h).reshape(-1, 2)
-    rms = float(np.sqrt(np.mean(np.sum((proj - dst) ** 2, axis=1))))
     used = [i for k, i in enumerate(ids) if inliers[4 * k: 4 * k + 4].all()]
-    return h / h[2, 2], rms, used
+    if len(used) < MIN_MARKERS:
+        raise CalibrationError("the markers do not fit one flat mat; is the mat folded or are there two mats?")
+    base = Lens.for_image(*image_size)
+    # k2 needs the corner markers and the mid-side ones to tell it from k1: only with 6 or more.
+    models = [0, 1] + ([2] if len(used) >= 6 else [])
+    if len(used) == MIN_MARKERS:
+        models = [0]  # 3 markers: leaving one out leaves too few to fit, and 12 corners barely fix a homography
+        loo = {0: np.array([float("nan")])}
+    else:
+        loo = {n: _loo_errors(found, mm, used, base, n) for n in models}
+    # The simplest model unless a richer one predicts left-out markers clearly better (10 %).
+    best = models[0]
+    for n in models[1:]:
+        if _rms(loo[n]) < 0.9 * _rms(loo[best]):
+            best = n
+    src = np.concatenate([found[i] for i in used]).astype(np.float64)
+    dst = np.concatenate([mm[i] for i in used])
+    fit = fit_lens(src, dst, base, best)
+    rms = float(np.sqrt(np.mean(np.sum(fit.residuals ** 2, axis=1))))
+    estimate = float(np.max(loo[best])) if np.all(np.isfinite(loo[best])) else float("nan")
+    return _Fit(h=fit.h, lens=fit.lens, rms_mm=rms, map_error_mm=estimate, used=used)
+
+
+def _rms(values: np.ndarray) -> float:
+    return float(np.sqrt(np.mean(np.square(values))))
 
 
 def _local_px_per_mm(h_px_to_mm: np.ndarray, at_mm: tuple[float, float]) -> float:
@@ -159,40 +216,53 @@ def calibrate_from_image(image: np.ndarray, *, camera_settings: dict[str, Any] |
         raise CalibrationError("no calibration-mat markers found in the photo; print the mat with "
                                "`tarokcam mat`, lay it flat under the camera and keep it all in view")
     lay = _pick_layout(found)
-    h, rms, used = _fit(found, lay)
+    size = (int(image.shape[1]), int(image.shape[0]))
+    fit = _fit(found, lay, size)
+    h, rms, used, lens = fit.h, fit.rms_mm, fit.used, fit.lens
     (x0, y0), _, (x1, y1), _ = lay.play_area
     photo_ppm = _local_px_per_mm(h, ((x0 + x1) / 2, (y0 + y1) / 2))
     ppm = px_per_mm or max(1.0, math.floor(photo_ppm * 2) / 2)
     blur = _edge_blur_mm(_gray(image), {i: found[i] for i in used}, photo_ppm)
-    clipped = _clipped_fraction(image, h, lay)
     warnings = []
     missing = [i for i in lay.marker_ids if i not in found]
     if missing:
         warnings.append(f"markers {missing} not found; uncover them for the best fit")
+    dropped = [i for i in lay.marker_ids if i in found and i not in used]
+    if dropped:
+        warnings.append(f"markers {dropped} do not fit the others and were left out: is the mat flat?")
     if rms > 1.0:
         warnings.append(f"markers fit poorly ({rms:.1f} mm RMS): is the mat flat?")
+    if fit.map_error_mm is None or not math.isfinite(fit.map_error_mm):
+        warnings.append(f"only {len(used)} markers: the map's error cannot be estimated; uncover more markers")
+    elif fit.map_error_mm > MAX_MAP_ERROR_MM:
+        warnings.append(f"the map may be off by {fit.map_error_mm:.1f} mm (want <= {MAX_MAP_ERROR_MM:g} mm): "
+                        "uncover all markers, lay the mat flat and fill more of the photo with it")
     if photo_ppm < MIN_PX_PER_MM:
         warnings.append(f"only {photo_ppm:.1f} px/mm: card indices may be too small to read; "
                         f"use a higher resolution or move the camera closer (want >= {MIN_PX_PER_MM})")
     if blur > SHARP_EDGE_BLUR_MM:
         warnings.append(f"photo is blurred (edge blur {blur:.2f} mm): refocus the camera")
+    estimate = fit.map_error_mm if fit.map_error_mm is not None and math.isfinite(fit.map_error_mm) else None
+    calib = Calibration(
+        version=VERSION, homography=tuple(tuple(float(v) for v in row) for row in h), px_per_mm=float(ppm),
+        paper=lay.paper, image_size=size, play_area=lay.play_area,
+        sides=lay.sides, camera_settings=dict(camera_settings or {}),
+        created=datetime.now(UTC).isoformat(timespec="seconds"),
+        lens=None if lens.is_identity else lens, map_error_mm=estimate)
+    clipped = _clipped_fraction(image, calib, lay)
     if clipped > CLIPPED_WARN:
         warnings.append(f"{100 * clipped:.1f} % of the play area is clipped white: lower the exposure "
                         "or move the lamp to avoid glare")
-    calib = Calibration(
-        version=VERSION, homography=tuple(tuple(float(v) for v in row) for row in h), px_per_mm=float(ppm),
-        paper=lay.paper, image_size=(int(image.shape[1]), int(image.shape[0])), play_area=lay.play_area,
-        sides=lay.sides, camera_settings=dict(camera_settings or {}),
-        created=datetime.now(UTC).isoformat(timespec="seconds"))
     report = Report(paper=lay.paper, markers_found=tuple(sorted(found)), markers_expected=lay.marker_ids,
                     marker_corners=found, fit_rms_mm=rms, photo_px_per_mm=photo_ppm, edge_blur_mm=blur,
-                    clipped_fraction=clipped, warnings=tuple(warnings))
+                    clipped_fraction=clipped, warnings=tuple(warnings), map_error_mm=estimate,
+                    lens=lens)
     return calib, report
 
 
-def _clipped_fraction(image: np.ndarray, h: np.ndarray, lay: MatLayout) -> float:
+def _clipped_fraction(image: np.ndarray, calib: Calibration, lay: MatLayout) -> float:
     mask = np.zeros(image.shape[:2], np.uint8)
-    cv2.fillPoly(mask, [np.round(to_photo(h, lay.play_area)).astype(np.int32)], 255)
+    cv2.fillPoly(mask, [np.round(to_photo(calib, _densify(lay.play_area))).astype(np.int32)], 255)
     inside = mask > 0
     if not inside.any():
         return 0.0
@@ -200,16 +270,40 @@ def _clipped_fraction(image: np.ndarray, h: np.ndarray, lay: MatLayout) -> float
     return float(np.mean(bright[inside] >= CLIPPED_LEVEL))
 
 
-def to_photo(h_px_to_mm: np.ndarray, points_mm: Any) -> np.ndarray:
-    """Map mat mm points ((N, 2)) to photo px ((N, 2) float64)."""
+def _densify(poly: Any, step_mm: float = 10.0) -> np.ndarray:
+    """(M, 2) mm: the polygon's outline with a point every step_mm, so it stays curved through the lens."""
+    pts = np.asarray(poly, np.float64)
+    out = []
+    for a, b in zip(pts, np.roll(pts, -1, axis=0)):
+        n = max(1, math.ceil(np.linalg.norm(b - a) / step_mm))
+        out.extend(a + (b - a) * t for t in np.arange(n) / n)
+    return np.array(out)
+
+
+def _lens(calib: Calibration | np.ndarray) -> Lens | None:
+    return calib.lens if isinstance(calib, Calibration) else None
+
+
+def _matrix(calib: Calibration | np.ndarray) -> np.ndarray:
+    return calib.matrix if isinstance(calib, Calibration) else np.asarray(calib, np.float64)
+
+
+def to_photo(calib: Calibration | np.ndarray, points_mm: Any) -> np.ndarray:
+    """Map mat mm points ((N, 2)) to photo px ((N, 2) float64), through the lens.
+
+    calib: a Calibration, or a bare (3, 3) photo px -> mm homography (no lens)."""
     pts = np.asarray(points_mm, np.float64).reshape(-1, 1, 2)
-    return cv2.perspectiveTransform(pts, np.linalg.inv(h_px_to_mm)).reshape(-1, 2)
+    ideal = cv2.perspectiveTransform(pts, np.linalg.inv(_matrix(calib))).reshape(-1, 2)
+    lens = _lens(calib)
+    return ideal if lens is None else lens.distort(ideal)
 
 
 def to_mat(calib: Calibration, points_px: Any) -> np.ndarray:
-    """Map photo px points ((N, 2)) to mat mm ((N, 2) float64)."""
-    pts = np.asarray(points_px, np.float64).reshape(-1, 1, 2)
-    return cv2.perspectiveTransform(pts, calib.matrix).reshape(-1, 2)
+    """Map photo px points ((N, 2)) to mat mm ((N, 2) float64), undoing the lens first."""
+    pts = np.asarray(points_px, np.float64).reshape(-1, 2)
+    if calib.lens is not None:
+        pts = calib.lens.undistort(pts)
+    return cv2.perspectiveTransform(pts.reshape(-1, 1, 2), calib.matrix).reshape(-1, 2)
 
 
 def warp_to_table(image: np.ndarray, calib: Calibration) -> np.ndarray:
@@ -222,8 +316,14 @@ def warp_to_table(image: np.ndarray, calib: Calibration) -> np.ndarray:
     s = calib.px_per_mm
     mm_to_out = np.array([[s, 0, -0.5], [0, s, -0.5], [0, 0, 1]], np.float64)
     size = (round(lay.width * s), round(lay.height * s))
-    return cv2.warpPerspective(image, mm_to_out @ calib.matrix, size, flags=cv2.INTER_LINEAR,
-                               borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+    if calib.lens is None:
+        return cv2.warpPerspective(image, mm_to_out @ calib.matrix, size, flags=cv2.INTER_LINEAR,
+                                   borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+    cols, rows = np.meshgrid(np.arange(size[0]), np.arange(size[1]))
+    mm = np.stack([(cols.ravel() + 0.5) / s, (rows.ravel() + 0.5) / s], axis=1)
+    src = to_photo(calib, mm).astype(np.float32).reshape(size[1], size[0], 2)
+    return cv2.remap(image, src[..., 0], src[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                     borderValue=(0, 0, 0))
 
 
 def assign_side(calib: Calibration, point_px: tuple[float, float]) -> str | None:
@@ -258,27 +358,41 @@ def check_alignment(calib: Calibration, image: np.ndarray, tolerance_mm: float =
     return None
 
 
+def draw_markers(image: np.ndarray, markers: dict[int, np.ndarray], message: str = "") -> np.ndarray:
+    """Picture of the markers found (outline and id), with an optional message across the top.
+
+    image: (H, W, 3) uint8 BGR photo; markers: id -> (4, 2) photo px. Returns a new (H, W, 3) uint8 BGR
+    image. Drawn also when calibration fails, so the picture shows which markers were missed.
+    """
+    out = image.copy()
+    if markers:
+        ids = sorted(markers)
+        cv2.aruco.drawDetectedMarkers(out, [np.asarray(markers[i], np.float32).reshape(1, 4, 2) for i in ids],
+                                      np.array(ids, np.int32).reshape(-1, 1), (0, 0, 255))
+    if message:
+        scale = max(out.shape[:2]) / 1600
+        thick = max(1, round(max(out.shape[:2]) / 800))
+        cv2.putText(out, message, (10, int(40 * scale) + 10), cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 255),
+                    thick, cv2.LINE_AA)
+    return out
+
+
 def draw_calibration(image: np.ndarray, calib: Calibration, report: Report | None = None) -> np.ndarray:
     """Picture of what calibration found: markers, play area, side areas.
 
     image: (H, W, 3) uint8 BGR photo. Returns a new (H, W, 3) uint8 BGR image.
     """
-    out = image.copy()
-    h = calib.matrix
+    out = draw_markers(image, report.marker_corners if report is not None else {})
     thick = max(2, round(max(out.shape[:2]) / 600))
-    if report is not None and report.marker_corners:
-        ids = sorted(report.marker_corners)
-        cv2.aruco.drawDetectedMarkers(out, [report.marker_corners[i].reshape(1, 4, 2) for i in ids],
-                                      np.array(ids, np.int32).reshape(-1, 1), (0, 0, 255))
     colours = {"declarer": (255, 128, 0), "defenders": (0, 160, 255)}
     for name, poly in calib.sides.items():
-        pts = np.round(to_photo(h, poly)).astype(np.int32)
+        pts = np.round(to_photo(calib, _densify(poly))).astype(np.int32)
         cv2.polylines(out, [pts], True, colours.get(name, (255, 0, 255)), thick, cv2.LINE_AA)
         cx, cy = pts.mean(axis=0).astype(int)
         scale = max(out.shape[:2]) / 1200
         (tw, _), _ = cv2.getTextSize(name, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
         cv2.putText(out, name, (int(cx - tw / 2), int(cy)), cv2.FONT_HERSHEY_SIMPLEX, scale,
                     colours.get(name, (255, 0, 255)), thick, cv2.LINE_AA)
-    pts = np.round(to_photo(h, calib.play_area)).astype(np.int32)
+    pts = np.round(to_photo(calib, _densify(calib.play_area))).astype(np.int32)
     cv2.polylines(out, [pts], True, (0, 200, 0), thick, cv2.LINE_AA)
     return out

@@ -10,9 +10,12 @@ from typing import Any
 
 import numpy as np
 
+from calibration.lens import Lens
 from calibration.mat import Paper, Polygon, write_atomic
 
-VERSION = 1
+# Version 2 adds the lens (radial distortion); version 1 files have none and read as a distortion-free lens.
+VERSION = 2
+READABLE_VERSIONS = (1, 2)
 
 
 class CalibrationError(ValueError):
@@ -23,7 +26,9 @@ class CalibrationError(ValueError):
 class Calibration:
     """Where the mat lies in the camera's photos.
 
-    homography: 3x3 row-major, maps photo pixels (x right, y down, pixel centres at integers) to mat mm.
+    homography: 3x3 row-major, maps undistorted photo pixels (x right, y down, pixel centres at
+    integers; `lens.undistort` of the photo's pixels) to mat mm. lens: radial distortion, None for none
+    (version 1 files). map_error_mm: leave-one-marker-out estimate of the map's error, None when unknown.
     px_per_mm: scale of the top-down view made by `warp_to_table`.
     sides: side name ("declarer", "defenders") -> polygon in mat mm. camera_settings: lens position,
     exposure and white balance at calibration time (keys lens_position, exposure_time, analogue_gain,
@@ -39,10 +44,12 @@ class Calibration:
     sides: dict[str, Polygon] = field(hash=False)
     camera_settings: dict[str, Any] = field(default_factory=dict, hash=False)
     created: str = ""  # ISO 8601 UTC
+    lens: Lens | None = None
+    map_error_mm: float | None = None
 
     @property
     def matrix(self) -> np.ndarray:
-        """(3, 3) float64 homography photo px -> mat mm."""
+        """(3, 3) float64 homography undistorted photo px -> mat mm (see `lens`)."""
         return np.array(self.homography, dtype=np.float64)
 
     def to_json(self) -> dict[str, Any]:
@@ -56,6 +63,8 @@ class Calibration:
             "sides": {name: [list(p) for p in poly] for name, poly in self.sides.items()},
             "camera_settings": self.camera_settings,
             "created": self.created,
+            **({"lens": self.lens.to_json()} if self.lens is not None else {}),
+            **({"map_error_mm": self.map_error_mm} if self.map_error_mm is not None else {}),
         }
 
     @classmethod
@@ -63,8 +72,9 @@ class Calibration:
         if not isinstance(data, dict):
             raise CalibrationError("expected a JSON object")
         version = data.get("version")
-        if version != VERSION:
-            raise CalibrationError(f"version {version!r} is not supported (this tarokcam reads version {VERSION})")
+        if version not in READABLE_VERSIONS:
+            raise CalibrationError(f"version {version!r} is not supported (this tarokcam reads versions "
+                                   f"{', '.join(map(str, READABLE_VERSIONS))})")
         try:
             h = np.array(data["homography"], dtype=np.float64)
             if h.shape != (3, 3) or not np.all(np.isfinite(h)) or abs(np.linalg.det(h)) < 1e-15:
@@ -77,10 +87,13 @@ class Calibration:
             settings = data.get("camera_settings") or {}
             if not isinstance(settings, dict):
                 raise CalibrationError("camera_settings must be an object")
-            return cls(version=VERSION, homography=tuple(tuple(float(v) for v in row) for row in h),
+            lens = Lens.from_json(data["lens"]) if data.get("lens") is not None else None
+            map_error = None if data.get("map_error_mm") is None else float(data["map_error_mm"])
+            return cls(version=int(version), homography=tuple(tuple(float(v) for v in row) for row in h),
                        px_per_mm=ppm, paper=Paper(str(data["paper"])), image_size=(w, hgt),
                        play_area=_polygon(data["play_area"], "play_area"), sides=sides,
-                       camera_settings=settings, created=str(data.get("created", "")))
+                       camera_settings=settings, created=str(data.get("created", "")), lens=lens,
+                       map_error_mm=map_error)
         except KeyError as exc:
             raise CalibrationError(f"missing key {exc.args[0]!r}") from None
         except (TypeError, ValueError) as exc:

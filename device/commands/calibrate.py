@@ -47,10 +47,18 @@ def _photo_from_camera(kind: str, options: dict) -> tuple[object, dict]:
 def run(args: argparse.Namespace) -> int:
     import cv2
 
-    from calibration import CalibrationError, calibrate_from_image, draw_calibration, save_calibration
+    from calibration import (
+        CalibrationError,
+        calibrate_from_image,
+        detect_markers,
+        draw_calibration,
+        draw_markers,
+        save_calibration,
+    )
     from device.camera import CameraError
 
     settings: dict = {}
+    image = None
     try:
         if args.image is not None:
             if not args.image.is_file():
@@ -65,6 +73,15 @@ def run(args: argparse.Namespace) -> int:
         calib, report = calibrate_from_image(image, camera_settings=settings, px_per_mm=args.px_per_mm)
     except (CameraError, CalibrationError, ValueError) as exc:
         print(f"tarokcam calibrate: {exc}")
+        if image is not None:
+            # The picture of what was found is most useful exactly when calibration fails.
+            picture = args.picture or args.out.with_suffix(".found.jpg")
+            try:
+                picture.parent.mkdir(parents=True, exist_ok=True)
+                if cv2.imwrite(str(picture), draw_markers(image, detect_markers(image), "calibration failed")):
+                    print(f"wrote {picture} (the markers that were found)")
+            except (OSError, cv2.error):
+                pass
         return 1
     picture = args.picture or args.out.with_suffix(".found.jpg")
     try:

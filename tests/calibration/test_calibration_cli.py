@@ -37,7 +37,8 @@ def test_calibrate_from_image(tmp_path, capsys, mat_photo, mat_homography):
     text = capsys.readouterr().out
     assert "markers: 8 of 8 found" in text and "px/mm" in text and "edge blur" in text
     calib = load_calibration(out)
-    assert json.loads(out.read_text())["version"] == 1 and calib.paper == "A3"
+    assert json.loads(out.read_text())["version"] == 2 and calib.paper == "A3"
+    assert "map error:" in text and "lens:" in text
     picture = cv2.imread(str(out.with_suffix(".found.jpg")))
     assert picture.shape == (1200, 1600, 3)
     assert not np.array_equal(picture, cv2.imread(str(photo)))  # something was drawn on it
