@@ -1,9 +1,21 @@
-"""What the Capture and Hand pages show of the photographed piles: live cards, Card Points, checks."""
+"""The hand being counted, as the server knows it, and what the Capture and Hand pages show of its piles.
+
+The hand being counted is every capture taken since the evening's last confirmed hand: its Declarer's pile
+is the newest of those marked "declarer", its Defenders' pile the newest marked "defenders", and "the rest
+is theirs" (one side photographed, the other holds every other card) is a flag kept in the store for that
+hand, so it survives going back to Capture and reaches every device. `hand_state` returns it; `piles_view`
+adds the cards, Card Points, checks and the side the next photo should be.
+"""
 
 from __future__ import annotations
 
+import json
+
 from device.storage import SIDES, Store
 from device.web import scoring_adapter as rules
+
+SIDE_NAMES = {"declarer": "Declarer", "defenders": "Defenders"}
+PILE_OF = {"declarer": "the Declarer's pile", "defenders": "the Defenders' pile"}
 
 
 def live_ids(capture: dict | None) -> list[str] | None:
@@ -13,8 +25,15 @@ def live_ids(capture: dict | None) -> list[str] | None:
     return [c["id"] for c in capture["cards"] if not c["removed"]]
 
 
-def capture_view(game_id: str, capture: dict) -> dict:
-    """The capture as the page draws it: each card with its name and pips, and the pile's Card Points."""
+def version(store: Store, capture: dict) -> str:
+    """What a page saw of a capture: its corrections so far and its side. A change sent with another
+    version was made against a stale page and is refused."""
+    return f"{len(store.corrections(capture['id']))}-{capture['side'] or 'none'}"
+
+
+def capture_view(game_id: str, capture: dict, store: Store | None = None) -> dict:
+    """The capture as the page draws it: each card with its name and pips, the pile's Card Points, the
+    region of the photo the cards lie in (`crop`: x, y, w, h in photo px) and, given the store, `version`."""
     cards = []
     for c in capture["cards"]:
         pips = c.get("pips")
@@ -23,22 +42,95 @@ def capture_view(game_id: str, capture: dict) -> dict:
                 **c,
                 "name": rules.card_name(c["id"]),
                 "pips": rules.card_pips(c["id"]) if pips is None or c["source"] != "model" else pips,
+                "box": _box(c.get("quad")),
             }
         )
     points, error = rules.count(game_id, live_ids(capture))
-    return {**capture, "cards": cards, "points": points, "points_error": error}
+    view = {**capture, "cards": cards, "points": points, "points_error": error, "crop": crop_box(capture)}
+    if store is not None:
+        view["version"] = version(store, capture)
+    return view
 
 
-def piles_view(store: Store, session: dict, rest_is_theirs: bool = False) -> dict:
-    """Both sides of the hand being counted: the latest unused capture per side.
+def _box(quad) -> list[float] | None:
+    """x, y, w, h of a card index's quad (photo px), widened to at least a third of its height so that a
+    thin index still shows as a strip one can read."""
+    if not quad:
+        return None
+    xs, ys = [p[0] for p in quad], [p[1] for p in quad]
+    x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
+    w, h = x1 - x0, y1 - y0
+    pad = max(w, h) * 0.15
+    side = max(w, h * 0.6)
+    cx = (x0 + x1) / 2
+    return [round(cx - side / 2 - pad, 1), round(y0 - pad, 1), round(side + 2 * pad, 1), round(h + 2 * pad, 1)]
 
-    With one side photographed and `rest_is_theirs`, the other side is every remaining card of the deck.
-    """
+
+def crop_box(capture: dict, margin: float = 0.08) -> list[float]:
+    """The part of the photo the cards lie in, as x, y, w, h (photo px), with a margin of `margin` of the
+    photo's width; the whole photo when no card has a quad. The page zooms to it, so each card's box is
+    as big as the screen allows."""
+    width, height = capture["width"], capture["height"]
+    points = [p for c in capture["cards"] if c.get("quad") for p in c["quad"]]
+    if not points:
+        return [0, 0, width, height]
+    pad = margin * width
+    x0 = max(0.0, min(p[0] for p in points) - pad)
+    y0 = max(0.0, min(p[1] for p in points) - pad)
+    x1 = min(float(width), max(p[0] for p in points) + pad)
+    y1 = min(float(height), max(p[1] for p in points) + pad)
+    return [round(x0, 1), round(y0, 1), round(x1 - x0, 1), round(y1 - y0, 1)]
+
+
+# -- the hand being counted ----------------------------------------------------------------------
+def _state_key(session_id: int) -> str:
+    return f"counting.{session_id}"
+
+
+def used_up_to(store: Store, session_id: int) -> int:
+    """The newest capture id the evening's confirmed hands were counted from (0: none); captures after it
+    belong to the hand being counted."""
+    return max(
+        [h.get(f"{s}_capture") or 0 for h in store.hands(session_id) for s in SIDES] + [0]
+    )
+
+
+def hand_state(store: Store, session: dict) -> dict:
+    """The hand being counted: {"after_capture": captures after this id are its photos,
+    "declarer_capture", "defenders_capture": capture ids or None, "rest_is_theirs": bool}."""
+    after = used_up_to(store, session["id"])
+    raw = store.meta(_state_key(session["id"]))
+    saved = json.loads(raw) if raw else {}
+    pending = store.pending_captures(session["id"])
+    return {
+        "after_capture": after,
+        "declarer_capture": (pending["declarer"] or {}).get("id"),
+        "defenders_capture": (pending["defenders"] or {}).get("id"),
+        # A flag set for an earlier hand (its captures since used by a confirmed hand) does not carry over.
+        "rest_is_theirs": bool(saved.get("rest_is_theirs")) and saved.get("after_capture") == after,
+    }
+
+
+def set_rest_is_theirs(store: Store, session: dict, on: bool) -> dict:
+    """Mark (or unmark) the hand being counted as "the rest is theirs"; returns the new hand_state."""
+    after = used_up_to(store, session["id"])
+    store.set_meta(_state_key(session["id"]), json.dumps({"after_capture": after, "rest_is_theirs": bool(on)}))
+    return hand_state(store, session)
+
+
+def piles_view(store: Store, session: dict) -> dict:
+    """Both sides of the hand being counted, from `hand_state`.
+
+    sides: {side: {"capture", "cards", "points", "error", "rest"}}; complete; check (missing, duplicated,
+    foreign cards); suggestions (bonuses the piles show); placed (card ids on either pile);
+    rest_is_theirs; state (hand_state); next_side (the side still missing, None when both are there);
+    unassigned (the newest photo of this hand that has no side yet, or None)."""
     game_id = session["game"]
+    state = hand_state(store, session)
     pending = store.pending_captures(session["id"])
     piles = {side: live_ids(pending[side]) for side in SIDES}
     rest_side = None
-    if rest_is_theirs and (piles["declarer"] is None) != (piles["defenders"] is None):
+    if state["rest_is_theirs"] and (piles["declarer"] is None) != (piles["defenders"] is None):
         rest_side = "declarer" if piles["declarer"] is None else "defenders"
         other = "defenders" if rest_side == "declarer" else "declarer"
         piles[rest_side] = rules.rest_of_deck(game_id, piles[other])
@@ -53,11 +145,21 @@ def piles_view(store: Store, session: dict, rest_is_theirs: bool = False) -> dic
             "rest": side == rest_side,
         }
     complete = all(piles[s] is not None for s in SIDES)
+    latest = store.latest_capture()
+    unassigned = (
+        latest
+        if latest and latest["side"] is None and latest["id"] > state["after_capture"]
+        and latest.get("session_id") in (None, session["id"])
+        else None
+    )
     return {
         "sides": sides,
         "complete": complete,
         "check": rules.pile_check(game_id, piles["declarer"], piles["defenders"]) if complete else None,
         "suggestions": rules.suggestions(game_id, {s: p for s, p in piles.items() if p is not None}),
         "placed": sorted({c for p in piles.values() if p for c in p}),
-        "rest_is_theirs": rest_is_theirs,
+        "rest_is_theirs": state["rest_is_theirs"],
+        "state": state,
+        "next_side": next((s for s in SIDES if piles[s] is None), None),
+        "unassigned": unassigned,
     }

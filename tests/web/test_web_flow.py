@@ -82,13 +82,14 @@ def test_the_rest_is_theirs(player, table):
     table[2].piles = [["T1", "T21", "SKUS", "HK"]]
     player.post("/api/captures", json={"side": "declarer"})
     assert player.get("/api/piles").json()["complete"] is False
-    piles = player.get("/api/piles?rest=1").json()
+    assert player.put("/api/hand-state", json={"rest_is_theirs": True}).status_code == 200
+    piles = player.get("/api/piles").json()
     assert piles["complete"] and piles["sides"]["defenders"]["rest"]
     assert piles["sides"]["defenders"]["cards"] == [c for c in deck if c not in ("T1", "T21", "SKUS", "HK")]
     assert piles["check"] == {"missing": [], "duplicated": [], "foreign": []}
     assert {"bonus": "trull", "side": "declarer", "announced": False, "made": True} in piles["suggestions"]
     trull = dict(scoring.find_game("slovenian").bonuses)["trull"]
-    assert f"From the piles: {trull} (declarer)" in player.get("/capture?rest=1").text
+    assert f"From the piles: {trull} (Declarer)" in player.get("/capture").text
     total = Fraction(piles["sides"]["declarer"]["points"]) + scoring.parse_points(
         piles["sides"]["defenders"]["points"]
     )
@@ -114,12 +115,13 @@ def test_hand_form_counts_from_the_piles_and_saves(player, table):
     deck = [c.id for c in scoring.find_game("slovenian").deck]
     controller.piles = [deck[:40]]
     player.post("/api/captures", json={"side": "declarer"})
-    form = player.get("/hand?rest=1").text
+    player.put("/api/hand-state", json={"rest_is_theirs": True})
+    form = player.get("/hand").text
     assert 'value="piles"' in form and points("slovenian", deck[:40]) in form
     r = player.post(
         "/hands",
         data=form_for(
-            player, points_source="piles", rest="1", bonus_trull_side="declarer", bonus_trull_made="made"
+            player, points_source="piles", bonus_trull_side="declarer", bonus_trull_made="made"
         ),
         follow_redirects=False,
     )

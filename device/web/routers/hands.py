@@ -4,23 +4,23 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Body, Depends, HTTPException, Request
+from fastapi import APIRouter, Body, Depends, Header, HTTPException, Request
 from fastapi.responses import JSONResponse, RedirectResponse
 
 from device.storage import SIDES
-from device.web import piles
+from device.web import events, idempotency, piles
 from device.web import scoring_adapter as rules
 from device.web.deps import Ctx, Evening, WebContext, render, require_write
 from device.web.evening import score_at, scored_hand
-from scoring import HandFormatError
+from device.web.hand_checks import check_hand
 
 router = APIRouter(tags=["hands"])
 
 
 # -- pages ------------------------------------------------------------------------------------
 @router.get("/hand")
-def new_hand_page(request: Request, c: Ctx, session: Evening, rest: bool = False):
-    view = piles.piles_view(c.store, session, rest)
+def new_hand_page(request: Request, c: Ctx, session: Evening):
+    view = piles.piles_view(c.store, session)
     hand = {"bonuses": view["suggestions"], "kontra": {}, "declarer": None, "partner": None}
     return _form(request, session, view, hand, action="/hands", hand_id=None)
 
@@ -64,30 +64,42 @@ def _form(
         talon=TALON,
         error=error,
         field=field,
+        submission=idempotency.new_key(),
+        side_names=piles.SIDE_NAMES,
     )
 
 
 @router.post("/hands", dependencies=[Depends(require_write)])
 async def create_hand_form(request: Request, c: Ctx, session: Evening):
     form = await request.form()
-    view = piles.piles_view(c.store, session, form.get("rest") == "1")
+    view = piles.piles_view(c.store, session)
     hand, captures = _hand_from_form(form, session, view)
+
+    def refuse(error: str, field: str | None, status_code: int = 422):
+        return _form(request, session, view, hand, action="/hands", hand_id=None, error=error, field=field,
+                     status_code=status_code)
+
+    key = idempotency.checked(str(form.get(idempotency.FORM_FIELD) or ""))
+    done = c.store.meta(f"idempotency.hand.{key}") if key else None
+    if done is not None:  # the same submission again (a double tap, a retry): the hand is saved already
+        return RedirectResponse(f"/hands/{done}?saved=1", status_code=303)
+    counted_after = form.get("counted_after")  # the page's hand: captures after this id
+    if "piles" in hand and counted_after is not None and str(counted_after) != str(view["state"]["after_capture"]):
+        return refuse(
+            "These photos were saved as a hand on another device meanwhile. Open the score sheet to see it, "
+            "or photograph this hand's piles again.",
+            "piles",
+            409,
+        )
     try:
-        check_form(hand, session)
+        check_hand(hand, session)
         result = score_at(c.store, session, hand)
     except rules.HAND_ERRORS as exc:
-        return _form(
-            request,
-            session,
-            view,
-            hand,
-            action="/hands",
-            hand_id=None,
-            error=str(exc),
-            field=getattr(exc, "field", None),
-            status_code=422,
-        )
-    hand_id = c.store.save_hand(session["id"], hand, result, captures=captures)  # committed, FULL sync
+        return refuse(str(exc), getattr(exc, "field", None))
+    hand_id, _ = idempotency.once(
+        c.store, "hand", key, lambda: c.store.save_hand(session["id"], hand, result, captures=captures)
+    )  # committed, FULL sync
+    events.changed("hands")
     return RedirectResponse(f"/hands/{hand_id}?saved=1", status_code=303)
 
 
@@ -98,7 +110,7 @@ async def update_hand_form(request: Request, hand_id: int, c: Ctx):
     form = await request.form()
     hand, _ = _hand_from_form(form, session, None, previous=stored["hand"])
     try:
-        check_form(hand, session)
+        check_hand(hand, session)
         result = score_at(c.store, session, hand, _position(c, session, hand_id))
     except rules.HAND_ERRORS as exc:
         return _form(
@@ -113,12 +125,14 @@ async def update_hand_form(request: Request, hand_id: int, c: Ctx):
             status_code=422,
         )
     c.store.update_hand(hand_id, hand, result)
+    events.changed("hands")
     return RedirectResponse(f"/hands/{hand_id}?saved=1", status_code=303)
 
 
 @router.post("/hands/{hand_id}/delete", dependencies=[Depends(require_write)])
 def delete_hand_form(hand_id: int, c: Ctx):
     c.store.delete_hand(hand_id)
+    events.changed("hands")
     return RedirectResponse("/sheet", status_code=303)
 
 
@@ -146,7 +160,7 @@ def hand_page(request: Request, hand_id: int, c: Ctx, system: str | None = None,
 def _hand_from_form(form, session: dict, view: dict | None, previous: dict | None = None):
     """The hand dict (CONTRACTS.md, the game's schema) from the form's fields, and the captures it was
     counted from. Takes what was entered as it stands, so a refused form comes back filled in;
-    `check_form` and the scorer judge it."""
+    `check_hand` and the scorer judge it."""
     game = rules.game(session["game"])
     players = list(session["players"])
     hand: dict = {
@@ -227,35 +241,10 @@ def _hand_from_form(form, session: dict, view: dict | None, previous: dict | Non
 
 
 TALON = "~talon"  # skus_dealt_to: the Skus lay in the talon
-PLAYER_FIELDS = (
-    "declarer",
-    "partner",
-    "moon_lost_by",
-    "dealer",
-    "skus_dealt_to",
-    "dodge_round_loser",
-    "dodge_round_winner",
-    "challenger",
-)
-
-
-def check_form(hand: dict, session: dict) -> None:
-    """What only a tampered form can get wrong, before the scorer sees it: players and kontra levels."""
-    game = rules.game(session["game"])
-    for key in PLAYER_FIELDS:
-        if hand.get(key) is not None and hand[key] not in session["players"]:
-            raise HandFormatError(
-                key, f"{hand[key]!r} is not a player; players: {', '.join(session['players'])}"
-            )
-    if hand.get("march") not in (None, *SIDES):
-        raise HandFormatError("march", f"expected one of {', '.join(SIDES)}")
-    for item, level in (hand.get("kontra") or {}).items():
-        if level not in game.form.kontra:
-            raise HandFormatError(f"kontra.{item}", f"expected one of {game.form.kontra}, got {level!r}")
 
 
 def _level(value) -> int | str:
-    """A kontra select's level; anything else is kept as entered for `check_form` to name."""
+    """A kontra select's level; anything else is kept as entered for `check_hand` to name."""
     try:
         return int(value or 1)
     except ValueError:
@@ -286,18 +275,40 @@ def _score_json(c: WebContext, hand, session: dict, position: int | None = None)
             {"error": f"game: this evening plays {session['game']}", "field": "game"}, 422
         )
     try:
+        check_hand(hand, session)
         return (hand, score_at(c.store, session, hand, position)), None
     except rules.HAND_ERRORS as exc:
         return None, JSONResponse({"error": str(exc), "field": getattr(exc, "field", None)}, 422)
 
 
 @router.post("/api/hands", dependencies=[Depends(require_write)], status_code=201)
-def create_hand_json(hand: Annotated[dict, Body()], c: Ctx, session: Evening):
+def create_hand_json(
+    hand: Annotated[dict, Body()],
+    c: Ctx,
+    session: Evening,
+    key: Annotated[str | None, Header(alias=idempotency.HEADER)] = None,
+):
+    """Store a hand; with an Idempotency-Key header a repeat returns the first hand (200, not 201)."""
+    key = idempotency.checked(key)
+    done = c.store.meta(f"idempotency.hand.{key}") if key else None
+    if done is not None:
+        return _replayed(c, int(done))
     scored, error = _score_json(c, hand, session)
     if error:
         return error
-    hand_id = c.store.save_hand(session["id"], *scored)
+    hand_id, fresh = idempotency.once(c.store, "hand", key, lambda: c.store.save_hand(session["id"], *scored))
+    if not fresh:
+        return _replayed(c, hand_id)
+    events.changed("hands")
     return {"id": hand_id, "hand": scored[0], "result": scored[1]}
+
+
+def _replayed(c: WebContext, hand_id: int) -> JSONResponse:
+    stored = c.store.get_hand(hand_id)
+    return JSONResponse(
+        {"id": hand_id, "hand": stored["hand"], "result": stored["result"]},
+        headers={"Idempotent-Replayed": "true"},
+    )
 
 
 @router.put("/api/hands/{hand_id}", dependencies=[Depends(require_write)])
@@ -308,10 +319,12 @@ def update_hand_json(hand_id: int, hand: Annotated[dict, Body()], c: Ctx):
     if error:
         return error
     c.store.update_hand(hand_id, *scored)
+    events.changed("hands")
     return {"id": hand_id, "hand": scored[0], "result": scored[1]}
 
 
 @router.delete("/api/hands/{hand_id}", dependencies=[Depends(require_write)])
 def delete_hand_json(hand_id: int, c: Ctx):
     c.store.delete_hand(hand_id)
+    events.changed("hands")
     return {"deleted": hand_id}
