@@ -65,14 +65,20 @@ class CalibrationConfig(_Section):
 class WebConfig(_Section):
     host: str = Field("0.0.0.0", min_length=1, description="address to listen on; 0.0.0.0 = every interface")
     port: int = Field(8000, ge=1, le=65535)
-    pin: str | None = Field(None, description="PIN players type to change data; digits")
+    pin: str | None = Field(None, description="PIN players type to change data; 6 to 12 digits")
     pin_file: Path | None = Field(None, description="file holding the PIN (first line)")
+    allowed_hosts: list[str] = Field(default_factory=list, description="host names the web view answers to "
+                                     "besides IP addresses, localhost and this machine's name (+ .local)")
+    max_connections: int = Field(200, ge=8, le=2000, description="open connections at most; beyond it the "
+                                 "longest-idle one is closed")
+    header_timeout_s: float = Field(10.0, gt=0, le=120, description="seconds a client has to send its "
+                                    "request head before the connection is closed")
 
     @field_validator("pin")
     @classmethod
     def _digits(cls, value: str | None) -> str | None:
-        if value is not None and not (value.isdigit() and 4 <= len(value) <= 12):
-            raise ValueError("PIN must be 4 to 12 digits")
+        if value is not None and not (value.isdigit() and 6 <= len(value) <= 12):
+            raise ValueError("PIN must be 6 to 12 digits")
         return value
 
     @model_validator(mode="after")

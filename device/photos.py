@@ -97,6 +97,20 @@ def remove_leftovers(photos_dir: Path) -> int:
     return count
 
 
+def sweep_orphans(photos_dir: Path, known: set[str]) -> list[str]:
+    """Delete photos in the day folders that no capture row names (a kill between the photo's rename and the
+    row's commit leaves one); returns their paths relative to photos_dir. Run at start, before any capture.
+    Only our own day folders are looked at, and only .jpg files, so crops and foreign files stay."""
+    removed = []
+    for _, folder in _day_folders(photos_dir):
+        for photo in folder.glob("*.jpg"):
+            rel = f"{folder.name}/{photo.name}"
+            if rel not in known and not photo.name.startswith(TMP_PREFIX):
+                photo.unlink(missing_ok=True)
+                removed.append(rel)
+    return removed
+
+
 def _day_folders(photos_dir: Path) -> list[tuple[date, Path]]:
     days = []
     for folder in photos_dir.iterdir() if photos_dir.is_dir() else ():

@@ -9,6 +9,7 @@ service restarted. A failed camera never stops the service: the error shows in `
 from __future__ import annotations
 
 import logging
+import os
 import shutil
 import threading
 import time
@@ -19,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from device.config import TarokcamConfig
-from device.photos import PhotoSaveError, remove_leftovers, rotate_photos, save_photo
+from device.photos import PhotoSaveError, remove_leftovers, rotate_photos, save_photo, sweep_orphans
 from device.sdnotify import Notifier
 
 log = logging.getLogger(__name__)
@@ -28,7 +29,10 @@ ROTATE_EVERY_S = 600.0
 # A still takes well under 10 s even on a Pi Zero; one stuck longer has hung in the driver, and only a restart
 # (the watchdog's) frees the camera.
 CAPTURE_HANG_S = 45.0
+AUTO_CAPTURE_KEY = "auto_capture"  # store meta written by the Settings page: "on" or "off"
 FIRST_RETRY_S = 1.0
+MODEL_RETRY_S = 30.0  # a missing or damaged model is looked for again this often (doubling, to 10 min)
+MODEL_RETRY_MAX_S = 600.0
 
 
 class CaptureStoreError(RuntimeError):
@@ -39,6 +43,32 @@ def camera_error_type() -> type[Exception]:
     """`device.camera.CameraError`, the error the web view expects from `capture`."""
     from device.camera import CameraError
     return CameraError
+
+
+def load_recogniser(path: Path | None) -> Any:
+    """Load the model release and run it once on a small synthetic photo; raises vision.ModelError.
+
+    The load checks files, checksums and label counts; the trial run catches what loads but cannot run
+    (a detector and classifier swapped in model.json, a model exported for another input size)."""
+    from vision import ModelError, Recogniser
+
+    recogniser = Recogniser.load(path)
+    if not (hasattr(recogniser, "detect") and hasattr(recogniser, "classify")):
+        return recogniser  # a stand-in (tests, soak) with only `recognise`: nothing to try
+    probe = np.full((256, 320, 3), 128, np.uint8)
+    probe[96:160, 128:160] = 240  # something card-like, so the detector has an edge to look at
+    try:
+        recogniser.detect(probe)
+        cards, pips = recogniser.classify(probe, np.array([[144.0, 128.0]], np.float32),
+                                          np.array([[0.0, -1.0]], np.float32), np.array([48.0], np.float32))
+    except Exception as exc:  # noqa: BLE001 -- onnxruntime raises its own types for a wrong input shape
+        raise ModelError(f"{getattr(recogniser, 'name', path)}: loads but cannot run "
+                         f"(detector and classifier swapped, or built for another input?): {exc}") from exc
+    if cards.shape != (1, len(recogniser.labels)) or not np.all(np.isfinite(cards)) \
+            or not np.all(np.isfinite(pips)):
+        raise ModelError(f"{getattr(recogniser, 'name', path)}: trial read gave {cards.shape} "
+                         f"(expected (1, {len(recogniser.labels)})) or non-finite values")
+    return recogniser
 
 
 def open_configured_camera(config: TarokcamConfig, camera_settings: dict[str, Any] | None = None) -> Any:
@@ -89,6 +119,9 @@ class TableService:
         self._next_open_at = 0.0
         self._model_message = "given by the caller" if recogniser is not None else "not loaded"
         self._model_error: str | None = None
+        self._model_retry_s = MODEL_RETRY_S
+        self._next_model_at = 0.0
+        self._model_loader: Callable[[], Any] = lambda: load_recogniser(self.config.model.path)
         self._calibration_message = "not calibrated: cards are not assigned to sides"
         self._calibration_ok = True
         self._disk_error: str | None = None
@@ -107,24 +140,47 @@ class TableService:
     def start(self) -> None:
         """Load the model and calibration, tidy the photos folder, make the first attempt to open the camera.
 
-        Raises vision.ModelError when the model cannot be loaded: without it the table is useless, so
-        `serve` exits non-zero and systemd shows the message."""
+        A model that is missing, damaged, mismatched or cannot run does not stop the table: the web view
+        serves the sheet and manual entry, /healthz and the banner say why, and the main loop tries the
+        model again with backoff."""
         if self._recogniser is None:
-            from vision import Recogniser
-            self._recogniser = Recogniser.load(self.config.model.path)
-            name = getattr(self._recogniser, "name", "") or self.config.model.path or "bundled model"
-            self._model_message = f"{name} loaded"
+            self._try_load_model(self._clock())
         self._load_calibration()
         self._load_triggers()
         self.photos_dir.mkdir(parents=True, exist_ok=True)
         if (n := remove_leftovers(self.photos_dir)):
             log.warning("removed %d half-written photos left by an earlier run", n)
+        names = getattr(self.store, "photo_names", None)
+        if names is not None and (orphans := sweep_orphans(self.photos_dir, names())):
+            log.warning("removed %d photos that no capture names (an earlier run stopped before storing "
+                        "them): %s", len(orphans), ", ".join(orphans[:5]))
         self._rotate()
         latest = self.store.latest_capture()
         self._last_capture_at = latest.get("created_at") if latest else None
         self._next_rotation_at = self._clock() + ROTATE_EVERY_S
         with self._lock:
             self._try_open(self._clock())
+
+    def _try_load_model(self, now: float) -> bool:
+        try:
+            recogniser = self._model_loader()
+        except Exception as exc:  # noqa: BLE001 -- ModelError, or onnxruntime's own: serve without vision
+            self._model_message = f"not loaded: {exc}; cards are entered by hand until it loads"
+            self._next_model_at = now + self._model_retry_s
+            log.error("model %s (next try in %.0f s)", self._model_message, self._model_retry_s)
+            self._model_retry_s = min(self._model_retry_s * 2, MODEL_RETRY_MAX_S)
+            return False
+        self._recogniser = recogniser
+        name = getattr(recogniser, "name", "") or self.config.model.path or "bundled model"
+        self._model_message = f"{name} loaded"
+        self._model_retry_s = MODEL_RETRY_S
+        log.info("model %s", self._model_message)
+        return True
+
+    @property
+    def vision_problem(self) -> str | None:
+        """Why the table cannot read cards now (for the pages' banner), or None when it can."""
+        return None if self._recogniser is not None else f"Card recognition is off: model {self._model_message}."
 
     def _load_calibration(self) -> None:
         path = self.config.calibration.file
@@ -196,6 +252,8 @@ class TableService:
             self._ready_sent = True
             self._notifier.ready(self._summary())
             log.info("ready: %s", self._summary())
+        if self._recogniser is None and now >= self._next_model_at:
+            self._try_load_model(now)
         if self._camera is None and now >= self._next_open_at:
             with self._lock:
                 self._try_open(now)
@@ -222,12 +280,19 @@ class TableService:
             self._notifier.watchdog()
             self._last_pet = now
 
+    def auto_capture_on(self) -> bool:
+        """The Settings page's switch for shooting by itself (store meta `auto_capture`; on unless "off")."""
+        meta = getattr(self.store, "meta", None)
+        return meta is None or meta(AUTO_CAPTURE_KEY, "on") != "off"
+
     def _should_shoot(self) -> bool:
         if self._button_pressed.is_set():
             self._button_pressed.clear()
             log.info("capture button pressed")
             return True
-        if self._trigger is None or not self._lock.acquire(blocking=False):
+        if self._trigger is None or not self.auto_capture_on():
+            return False
+        if not self._lock.acquire(blocking=False):
             return False  # a web capture holds the camera; look again next time
         try:
             if self._camera is None:
@@ -329,6 +394,8 @@ class TableService:
         return capture_id
 
     def _recognise(self, image: np.ndarray) -> tuple[list[dict], str | None]:
+        if self._recogniser is None:  # the photo is kept; the players add its cards by hand
+            return [], f"no recognition: model {self._model_message}"
         try:
             found = self._recogniser.recognise(image)
         except Exception as exc:  # keep the photo: players can still enter the cards by hand
@@ -368,6 +435,8 @@ class TableService:
     def status(self) -> dict:
         """Health for /healthz: each part {"ok", "message"}, free disk and the age of the last capture."""
         free_mb = shutil.disk_usage(self.photos_dir if self.photos_dir.exists() else Path("/")).free / 2**20
+        if self._disk_error is not None and free_mb >= self.config.storage.min_free_mb and self._photos_writable():
+            self._disk_error = None  # space is back: say so without waiting for the next photo
         disk_ok = self._disk_error is None and free_mb >= self.config.storage.min_free_mb
         heartbeat_age = None if self._heartbeat is None else self._clock() - self._heartbeat
         loop_ok = self._thread is None or (self._thread.is_alive() and (heartbeat_age or 0) < 60)
@@ -388,6 +457,27 @@ class TableService:
             "disk_free_mb": round(free_mb, 1),
             "last_capture_age_s": self._last_capture_age(),
         }
+
+    def _photos_writable(self) -> bool:
+        """Can a photo-sized write reach the disk again? (The same os.write path as save_photo.)"""
+        probe = self.photos_dir / ".write-probe.tmp"
+        try:
+            fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+            try:
+                view = memoryview(b"\0" * 65536)
+                while view:
+                    view = view[os.write(fd, view):]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            return True
+        except OSError:
+            return False
+        finally:
+            try:
+                probe.unlink()
+            except OSError:
+                pass
 
     def _store_status(self) -> dict:
         try:

@@ -249,6 +249,10 @@ class Store:
             ),
         )
 
+    def photo_names(self) -> set[str]:
+        """Every photo path a capture row names (relative to the photos directory)."""
+        return {r["photo"] for r in self._rows("SELECT photo FROM captures")}
+
     def latest_capture(self) -> dict | None:
         rows = self._rows("SELECT id FROM captures ORDER BY id DESC LIMIT 1")
         return self.get_capture(rows[0]["id"]) if rows else None

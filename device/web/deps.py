@@ -90,6 +90,7 @@ def render(request: Request, name: str, status_code: int = 200, **context: Any):
     return c.templates.TemplateResponse(
         request,
         name,
-        {"csrf": sess.get("csrf", ""), "logged_in": bool(sess.get("auth")), **context},
+        {"csrf": sess.get("csrf", ""), "logged_in": bool(sess.get("auth")),
+         "vision_problem": getattr(c.controller, "vision_problem", None), **context},
         status_code=status_code,
     )

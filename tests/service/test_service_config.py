@@ -55,8 +55,10 @@ def test_config_is_frozen():
     ({"camera": {"bakend": "fake"}}, "camera.bakend: Extra inputs are not permitted"),
     ({"cameras": {}}, "cameras: Extra inputs are not permitted"),
     ({"web": {"port": 70000}}, "web.port: Input should be less than or equal to 65535"),
-    ({"web": {"pin": "12ab"}}, "web.pin: PIN must be 4 to 12 digits"),
-    ({"web": {"pin": "1234", "pin_file": "/etc/pin"}}, "web: set pin or pin_file, not both"),
+    ({"web": {"pin": "12ab"}}, "web.pin: PIN must be 6 to 12 digits"),
+    ({"web": {"pin": "2468"}}, "web.pin: PIN must be 6 to 12 digits"),
+    ({"web": {"pin": "24681"}}, "web.pin: PIN must be 6 to 12 digits"),
+    ({"web": {"pin": "123456", "pin_file": "/etc/pin"}}, "web: set pin or pin_file, not both"),
     ({"camera": {"backend": "replay"}}, "camera: backend 'replay' needs replay_folder"),
     ({"camera": {"resolution": [2028, "tall"]}}, "camera.resolution[1]: Input should be a valid integer"),
     ({"storage": {"photo_retention_days": 0}}, "storage.photo_retention_days: Input should be greater than"),
@@ -127,20 +129,30 @@ def test_serve_overrides_and_demo(tmp_path, monkeypatch):
         config_from_args(serve_args(port=0))
 
 
-def test_pin_is_generated_once_and_kept(tmp_path, caplog):
+def test_pin_is_generated_once_and_kept_out_of_the_log(tmp_path, caplog):
     web = TarokcamConfig().web
     pin = resolve_pin(web, tmp_path)
     assert re.fullmatch(r"\d{6}", pin)
     assert stat.S_IMODE((tmp_path / "pin").stat().st_mode) == 0o600
-    assert pin in caplog.text
+    assert pin not in caplog.text  # the journal is readable to more people than the table
+    assert str(tmp_path / "pin") in caplog.text  # but it says where the PIN is
     caplog.clear()
-    assert resolve_pin(web, tmp_path) == pin and pin not in caplog.text  # logged once only
+    assert resolve_pin(web, tmp_path) == pin and pin not in caplog.text
+
+
+def test_a_stored_pin_shorter_than_six_digits_is_replaced(tmp_path):
+    (tmp_path / "pin").write_text("2468\n")
+    pin = resolve_pin(TarokcamConfig().web, tmp_path)
+    assert re.fullmatch(r"\d{6}", pin) and (tmp_path / "pin").read_text().strip() == pin
 
 
 def test_pin_from_config_or_file(tmp_path):
     cfg = TarokcamConfig()
     assert resolve_pin(cfg.web.model_copy(update={"pin": "2468"}), tmp_path) == "2468"
     pin_file = tmp_path / "pinfile"
-    pin_file.write_text("97531\n")
-    assert resolve_pin(cfg.with_overrides({"web.pin_file": str(pin_file)}).web, tmp_path) == "97531"
+    pin_file.write_text("9753108\n")
+    assert resolve_pin(cfg.with_overrides({"web.pin_file": str(pin_file)}).web, tmp_path) == "9753108"
     assert not (tmp_path / "pin").exists()
+    pin_file.write_text("97531\n")
+    with pytest.raises(ValueError, match="at least 6 digits"):
+        resolve_pin(cfg.with_overrides({"web.pin_file": str(pin_file)}).web, tmp_path)

@@ -27,15 +27,37 @@ def serve(*args: str, env: dict | None = None) -> subprocess.Popen:
                             env={**os.environ, "PYTHONPATH": str(REPO), **(env or {})})
 
 
-def test_serve_without_a_model_exits_with_the_reason(tmp_path):
+def test_serve_without_a_model_serves_the_table_and_says_why(tmp_path):
     empty = tmp_path / "model"
     empty.mkdir()
     config = tmp_path / "tarokcam.toml"
-    config.write_text(f'[camera]\nbackend = "fake"\n[model]\npath = "{empty}"\n')
-    proc = serve("--config", str(config), "--state-dir", str(tmp_path / "state"), "--port", str(free_port()))
-    out, _ = proc.communicate(timeout=120)
-    assert proc.returncode == 1
-    assert "cannot start" in out and "model.json" in out
+    config.write_text(f'[camera]\nbackend = "fake"\n[model]\npath = "{empty}"\n[web]\npin = "246813"\n')
+    port = free_port()
+    proc = serve("--config", str(config), "--state-dir", str(tmp_path / "state"), "--port", str(port))
+    try:
+        deadline, status = time.monotonic() + 90, None
+        while time.monotonic() < deadline and status is None:
+            assert proc.poll() is None, proc.stdout.read()
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5)
+            except urllib.error.HTTPError as exc:
+                status = json.loads(exc.read())
+            except OSError:
+                time.sleep(0.3)
+        assert status is not None and status["model"]["ok"] is False
+        assert "model.json" in status["model"]["message"]
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/api/hands",
+            data=json.dumps({"declarer": "North", "partner": "South", "contract": "three",
+                             "card_points": "41"}).encode(),
+            headers={"Content-Type": "application/json", "X-Tarokcam-Pin": "246813"})
+        assert json.loads(urllib.request.urlopen(request, timeout=30).read())["id"] == 1
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0 and "model.json" in out and "246813" not in out
 
 
 def test_serve_with_a_bad_config_names_the_key(tmp_path):
@@ -115,5 +137,6 @@ def test_serve_demo_under_systemd_notify(tmp_path):
                 proc.kill()
     assert proc.returncode == 0, out
     assert "web PIN generated" in out and (tmp_path / "pin").exists()
+    assert pin not in out  # under journald the PIN is never printed
     first = out.splitlines()[0]
     assert not first[:4].isdigit()  # under journald: no timestamps of our own
