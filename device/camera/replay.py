@@ -14,11 +14,12 @@ PHOTO_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
 class ReplayCamera(BaseCamera):
     """Photos in `folder` in name order; `capture()` returns the current one and moves on.
 
-    `preview()` shows the current photo small without moving on, so the still-scene trigger sees
-    the table change after each capture and then hold still, and fires once per photo. With
-    `advance_every=N` the photo also moves on after N previews without a capture, as if players laid
-    new piles: the demo then runs by itself from the start. loop=False raises CameraError after the
-    last photo.
+    `preview()` shows what lies under the camera: the photo last captured, until the scene changes
+    (before the first capture: the first photo). A capture alone never changes the scene, so the
+    still-scene trigger sees the same piles after it and does not fire again; the demo captures only
+    when asked. With `advance_every=N` the scene moves on to the next photo after N previews, as if
+    players laid new piles: the trigger then fires once per photo and the demo runs by itself.
+    loop=False raises CameraError after the last photo.
     """
 
     name = "replay camera"
@@ -36,6 +37,7 @@ class ReplayCamera(BaseCamera):
         self.photos: list[Path] = []
         self.index = 0
         self._cache: tuple[Path, np.ndarray] | None = None
+        self._on_table: Path | None = None  # the photo last captured, while its piles still lie there
 
     def _open(self) -> None:
         if not self.folder.is_dir():
@@ -44,6 +46,7 @@ class ReplayCamera(BaseCamera):
         if not self.photos:
             raise CameraError(f"{self.name}: no photos ({', '.join(sorted(PHOTO_SUFFIXES))}) in {self.folder}")
         self.index = 0
+        self._on_table = None
 
     def _close(self) -> None:
         self._cache = None
@@ -68,14 +71,19 @@ class ReplayCamera(BaseCamera):
         return image
 
     def _capture(self) -> np.ndarray:
-        image = self._read(self.current).copy()
+        path = self.current
+        image = self._read(path).copy()
         self.index += 1
         self._previews = 0
+        self._on_table = path
         return image
 
     def _preview(self) -> np.ndarray:
         self._previews += 1
         if self.advance_every and self._previews > self.advance_every:
-            self.index += 1
+            if self._on_table is not None:
+                self._on_table = None  # the captured piles are taken away: the next photo's are laid
+            else:
+                self.index += 1
             self._previews = 1
-        return shrink(self._read(self.current), self.preview_width).copy()
+        return shrink(self._read(self._on_table or self.current), self.preview_width).copy()

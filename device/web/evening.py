@@ -47,3 +47,54 @@ def scored_hand(store: Store, session: dict, hand_id: int) -> tuple[int, dict]:
         return index + 1, score_at(store, session, stored[index]["hand"], index)
     except rules.HAND_ERRORS:
         return index + 1, stored[index]["result"]
+
+
+def end_lines(end: dict, players: list[str]) -> list[tuple[str, str]]:
+    """The session-end state (each game's session_end) as (label, text) lines a player reads, leaving out
+    what says nothing yet (no Skus round due, no open radli) and what the sheet shows elsewhere."""
+    lines: list[tuple[str, str]] = []
+    for key, value in end.items():
+        if key in ("system", "open_radli", "settlement", "target_reached_at_hand"):
+            continue  # the radli row and the settlement table show these; the hand is said with the target
+        if key == "target":
+            reached = end.get("target_reached")
+            at = end.get("target_reached_at_hand")
+            text = f"{value}" + (f", reached at hand {at}" if reached and at else ", reached" if reached else "")
+            lines.append(("Target", text))
+        elif key == "target_reached":
+            continue
+        elif key == "skus_round" and isinstance(value, dict):
+            if value.get("ended"):
+                lines.append(("Skus round", "played"))
+            elif value.get("due"):
+                noted = value.get("noted_at_hand")
+                lines.append(("Skus round", f"due{f' since hand {noted}' if noted else ''}"))
+        elif key == "rounds" and isinstance(value, dict):
+            lines.append(("Rounds", f"{value.get('complete', 0)} complete; deal {value.get('deals_in_round', 0)} "
+                                    f"of {value.get('deals_per_round', '?')} in this one"))
+        elif key == "rounds_complete":
+            lines.append(("Rounds complete", str(value)))
+        elif key == "deals_left_in_round":
+            lines.append(("Deals left in this round", str(value)))
+        elif key in ("deals_per_round",):
+            lines.append(("Deals a round", str(value)))
+        elif key == "compulsory_dodge_round_next":
+            if value:
+                lines.append(("Next hand", "a compulsory Dodge Round"))
+        elif key == "open_radli_penalty" and isinstance(value, dict):
+            owing = [f"{p} {v}" for p, v in value.items() if v]
+            if owing:
+                lines.append(("Radli still open would cost", ", ".join(owing)))
+        elif key == "leaders" and isinstance(value, list):
+            if value:
+                lines.append(("Leading", ", ".join(map(str, value))))
+        elif key == "ended":
+            lines.append(("Evening", "over" if value else "still playing"))
+        elif key in ("finish_at", "match_to"):
+            lines.append(("Played to", str(value)))
+        elif isinstance(value, bool):
+            if value:
+                lines.append((key.replace("_", " ").capitalize(), "yes"))
+        elif isinstance(value, (str, int, float)):
+            lines.append((key.replace("_", " ").capitalize(), str(value)))
+    return lines

@@ -6,6 +6,7 @@ the Hand page shows for that game, and `OPTIONS` which evening options its score
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -166,3 +167,115 @@ def score_sheet(
     game_id: str, players: list[str], hands: list[dict], system: str, options: dict | None = None
 ) -> dict:
     return scoring.score_sheet(game_id, players, hands, system, options)
+
+
+# Evening options a game reads besides its option boxes: Slovenian Tarok's session target (doc 002).
+EXTRA_OPTIONS: dict[str, tuple[str, ...]] = {"slovenian": ("target",)}
+
+
+def known_options(game_id: str) -> tuple[str, ...]:
+    """The top-level evening settings a game reads: its option boxes, extra options and `tariff.*`."""
+    g = scoring.find_game(game_id)
+    return (*(k for k, _ in OPTIONS.get(g.id, ())), *EXTRA_OPTIONS.get(g.id, ()), "tariff")
+
+
+def check_options(game_id: str, options: dict) -> None:
+    """Raise HandFormatError(field, message) for a setting the game does not read; the message names the
+    known ones. `tariff.*` entries must name entries of the game's tariff table."""
+    from scoring.hand import merged_tariff
+
+    g = scoring.find_game(game_id)
+    known = known_options(g.id)
+    for key in options:
+        if key not in known:
+            raise scoring.HandFormatError(
+                key, f"{g.name} has no setting {key!r}; known: {', '.join(known[:-1])}, or tariff.<entry>"
+            )
+    if "tariff" in options:
+        if not isinstance(options["tariff"], dict):
+            raise scoring.HandFormatError(
+                "tariff", f"expected tariff.<entry> = value; entries: {', '.join(map(str, g.tariff))}"
+            )
+        merged_tariff(dict(g.tariff), {"tariff": options["tariff"]})
+
+
+def tariff_entries(game_id: str) -> list[str]:
+    """Every `tariff.a.b` line a group may set for this game, for the Settings page's hint."""
+    def walk(table: dict, prefix: str):
+        for key, value in table.items():
+            if isinstance(value, dict):
+                yield from walk(value, f"{prefix}{key}.")
+            else:
+                yield f"{prefix}{key}"
+
+    return list(walk(dict(scoring.find_game(game_id).tariff), "tariff."))
+
+
+# The hand's fields as the Hand form names them (the schema's names are for the JSON API).
+FIELD_WORDS = {
+    "declarer": "Declarer",
+    "partner": "Partner",
+    "contract": "Contract",
+    "card_points": "Card Points",
+    "piles": "Photographed piles",
+    "won": "Won or lost",
+    "kontra": "Kontra",
+    "last_trick": "Last trick",
+    "pagat": "Pagat",
+    "called_king": "called King",
+    "moon_lost_by": "Moon lost by",
+    "dealer": "Dealer",
+    "skus_dealt_to": "Skus dealt to",
+    "dodge_round": "Dodge Round",
+    "dodge_round_loser": "Dodge Round lost by",
+    "dodge_round_winner": "Dodge Round won by",
+    "radli": "Radli",
+    "bonuses": "Bonuses",
+    "side": "side",
+    "made": "made or lost",
+    "announced": "announced",
+    "players": "Players",
+    "challenger": "Challenge called by",
+    "march": "March",
+    "tarok_declarations": "Tarok declarations",
+    "options": "Settings",
+    "tariff": "tariff",
+}
+_SAID = (
+    (re.compile(r"leave partner (null|empty)"), "choose “none (alone)” as the Partner"),
+    (re.compile(r"^missing$"), "please choose one"),
+    (re.compile(r"\bnull\b"), "empty"),
+)
+
+
+def player_words(message: str, field: str | None = None) -> str:
+    """A scorer's or checker's error message as the Hand form says it: the field by its label on the form
+    ("bonuses[0].side: missing" -> "Bonus 1, side: please choose one"), internal words replaced."""
+    text = str(message)
+    label = None
+    if field and text.startswith(f"{field}: "):
+        text = text[len(field) + 2:]
+        label = field_label(field)
+    for pattern, said in _SAID:
+        text = pattern.sub(said, text)
+    return f"{label}: {text}" if label else text
+
+
+def field_label(field: str) -> str:
+    parts = []
+    for part in field.split("."):
+        name, _, index = part.partition("[")
+        word = FIELD_WORDS.get(name, name.replace("_", " "))
+        if index.rstrip("]").isdigit():
+            word = f"{'Bonus' if name == 'bonuses' else word} {int(index.rstrip(']')) + 1}"
+        parts.append(word)
+    return ", ".join(parts)
+
+
+_NATIVE = re.compile(r"\(native (-?[\d /]+)\)|\((-?[\d /]+) native\)")
+
+
+def detail_words(text: str) -> str:
+    """A ledger step's detail with the scorer's shorthand spelled out: "(native 20)" is the value under
+    Traditional Scoring."""
+    return _NATIVE.sub(lambda m: f"(Traditional Scoring: {(m.group(1) or m.group(2)).strip()})", str(text))

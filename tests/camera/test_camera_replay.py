@@ -28,12 +28,15 @@ def test_plays_in_name_order_and_loops(tmp_path):
         assert np.array_equal(img, exp)
 
 
-def test_preview_is_small_and_shows_the_next_photo(tmp_path):
+def test_preview_is_small_and_shows_the_piles_last_captured(tmp_path):
     folder = _photos(tmp_path / "p")
     with ReplayCamera(folder, preview_width=160) as cam:
         first, again = cam.preview(), cam.preview()
         assert first.shape == (120, 160, 3) and np.array_equal(first, again)
-        cam.capture()
+        taken = cam.capture()
+        # A capture does not change the scene: the trigger must not see a new one (issue 13, item 1).
+        assert np.array_equal(cam.preview(), first)
+        assert not np.array_equal(cam.capture(), taken)  # the next press takes the next photo
         assert not np.array_equal(cam.preview(), first)
 
 

@@ -275,17 +275,32 @@ def test_players_cannot_change_under_a_played_sheet_but_a_new_evening_starts(pla
     player.post("/api/hands", json=HANDS[0])
     data = {"csrf": player.csrf, "players": "W\nX\nY\nZ", "game": "slovenian", "system": "simplified"}
     assert player.post("/settings", data=data).status_code == 422
-    assert (
-        player.post("/settings", data={**data, "new_evening": "1"}, follow_redirects=False).status_code == 303
-    )
+    # "Start a new evening" asks first, and nothing changes until the players say yes.
+    ask = player.post("/settings", data={**data, "new_evening": "1"}, follow_redirects=False)
+    assert ask.status_code == 200 and 'id="confirm-new-evening"' in ask.text and "1 hands" in ask.text
+    assert len(store.sessions()) == 1
+    r = player.post("/settings", data={**data, "new_evening": "1", "confirmed": "1"}, follow_redirects=False)
+    assert r.status_code == 303
     assert store.current_session()["players"] == ["W", "X", "Y", "Z"] and len(store.sessions()) == 2
     assert sheet(player)["rows"] == []
+    # The first evening is kept: listed, its sheet readable and exportable.
+    first = store.sessions()[0]["id"]
+    listing = player.get("/evenings").text
+    assert f'href="/sheet?evening={first}"' in listing and f'href="/sheet.csv?evening={first}"' in listing
+    assert len(player.get(f"/api/sheet?evening={first}").json()["rows"]) == 1
+    page = player.get(f"/sheet?evening={first}").text
+    assert 'id="earlier-evening"' in page and "Ana" in page
+    rows = list(csv.reader(io.StringIO(player.get(f"/sheet.csv?evening={first}").text)))
+    assert rows[0][4:8] == PLAYERS and rows[1][0] == "1"
+    assert player.get("/sheet?evening=999").status_code == 404
 
 
 def test_settings_show_the_controller_status(anon, table):
     table[2].fail = "lens cap on"
     page = anon.get("/settings").text
     assert "lens cap on" in page and "needs attention" in page
+    # Player words, not the status dict's keys (issue 13, item 12).
+    assert "disk free mb" not in page and "Free space" in page and "1000 MB" in page
     assert "Stand-in" not in page and 'id="option_quick"' in page  # the evening's game options
 
 

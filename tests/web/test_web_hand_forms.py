@@ -211,7 +211,7 @@ def test_worked_example_through_the_form(evening, game):
     for system in ("simplified", "traditional"):
         assert e.client.get(f"/api/sheet?system={system}").json()["totals"] == want[system]
     page = e.client.get(f"/hands/{stored['id']}").text
-    assert all(f"<td>{s['step']}</td>" in page.replace("&#39;", "'") for s in want["ledger"])
+    assert all(f"<li><b>{s['step']}</b>" in page.replace("&#39;", "'") for s in want["ledger"])
 
 
 P4 = ["Anna", "Ben", "Clara", "Dora"]

@@ -95,7 +95,7 @@ async def create_hand_form(request: Request, c: Ctx, session: Evening):
         check_hand(hand, session)
         result = score_at(c.store, session, hand)
     except rules.HAND_ERRORS as exc:
-        return refuse(str(exc), getattr(exc, "field", None))
+        return refuse(rules.player_words(str(exc), getattr(exc, "field", None)), getattr(exc, "field", None))
     hand_id, _ = idempotency.once(
         c.store, "hand", key, lambda: c.store.save_hand(session["id"], hand, result, captures=captures)
     )  # committed, FULL sync
@@ -120,7 +120,7 @@ async def update_hand_form(request: Request, hand_id: int, c: Ctx):
             hand,
             action=f"/hands/{hand_id}",
             hand_id=hand_id,
-            error=str(exc),
+            error=rules.player_words(str(exc), getattr(exc, "field", None)),
             field=getattr(exc, "field", None),
             status_code=422,
         )
@@ -154,6 +154,8 @@ def hand_page(request: Request, hand_id: int, c: Ctx, system: str | None = None,
         number=number,
         other=next(s for s in rules.SYSTEMS if s != system),
         saved=saved,
+        detail_words=rules.detail_words,
+        side_names=piles.SIDE_NAMES,
     )
 
 

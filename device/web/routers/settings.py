@@ -1,13 +1,30 @@
-"""Settings: the evening's players, game, scoring system and group tariffs; camera and calibration status."""
+"""Settings: the evening's players, game, scoring system and group tariffs, automatic capture, the list of
+evenings; camera and calibration status in the players' words."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Request
+import time
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import RedirectResponse
 
+from device.web import events
 from device.web import scoring_adapter as rules
 from device.web.deps import Ctx, Evening, WebContext, render, require_write
 from device.web.routers.health import all_ok
+
+AUTO_CAPTURE_KEY = "auto_capture"  # store meta read by device.service.TableService.auto_capture_on
+# What the status parts are, said as a player would (device.service.TableService.status names them).
+STATUS_NAMES = {
+    "camera": "Camera",
+    "model": "Card reader",
+    "calibration": "Table mat (calibration)",
+    "store": "Score sheet storage",
+    "disk": "Room for photos",
+    "loop": "Automatic capture",
+    "controller": "Table service",
+}
 
 router = APIRouter(tags=["settings"])
 
@@ -51,7 +68,41 @@ def _page(
         error=error,
         field=field,
         hands_played=len(c.store.hands(session["id"])),
+        status_lines=status_lines(status),
+        auto_capture=c.store.meta(AUTO_CAPTURE_KEY, "on") != "off",
+        known_options=rules.known_options(session["game"])[:-1],
+        tariff_entries=rules.tariff_entries(session["game"]),
     )
+
+
+def status_lines(status: dict) -> list[dict]:
+    """The table's status as {"name", "ok" (True, False or None for a plain fact), "text"} lines."""
+    lines = []
+    for part, value in status.items():
+        if isinstance(value, dict):
+            ok = bool(value.get("ok", True))
+            text = str(value.get("message") or ("working" if ok else "not working"))
+            lines.append({"name": STATUS_NAMES.get(part, part.replace("_", " ").capitalize()), "ok": ok,
+                          "text": text})
+        elif part == "disk_free_mb" and isinstance(value, (int, float)):
+            free = f"{value / 1024:.1f} GB" if value >= 1024 else f"{value:.0f} MB"
+            lines.append({"name": "Free space", "ok": None, "text": free})
+        elif part == "last_capture_age_s":
+            lines.append({"name": "Last photo", "ok": None, "text": _ago(value)})
+        else:
+            lines.append({"name": part.replace("_", " ").capitalize(), "ok": None, "text": str(value)})
+    return lines
+
+
+def _ago(seconds) -> str:
+    if seconds is None:
+        return "none yet"
+    seconds = float(seconds)
+    if seconds < 90:
+        return f"{seconds:.0f} seconds ago"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} minutes ago"
+    return f"{seconds / 3600:.1f} hours ago"
 
 
 def parse_settings(form) -> dict:
@@ -72,7 +123,8 @@ def parse_settings(form) -> dict:
     system = form.get("system", "")
     if system not in rules.SYSTEMS:
         raise SettingsError("system", f"expected one of {', '.join(rules.SYSTEMS)}")
-    tariffs = {}
+    tariffs: dict = {}
+    lines: dict[str, int] = {}  # first key of each line -> line number, to say where a wrong key is
     for n, line in enumerate(str(form.get("tariffs", "")).splitlines(), start=1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
@@ -86,7 +138,16 @@ def parse_settings(form) -> dict:
             if not isinstance(node, dict):
                 raise SettingsError("tariffs", f"line {n}: {key.strip()} mixes a value and a group")
         node[leaf] = _number(value.strip())
+        lines.setdefault(key.strip(), n)
     _apply_options(form, game, tariffs)
+    try:
+        rules.check_options(game.id, tariffs)
+    except ValueError as exc:
+        where = getattr(exc, "field", "").removeprefix("options.")
+        n = next((n for k, n in lines.items() if k == where or where.startswith(k + ".")
+                  or k.startswith(where + ".")), None)
+        message = str(exc).split(": ", 1)[1] if ": " in str(exc) else str(exc)
+        raise SettingsError("tariffs", f"{f'line {n}: ' if n else ''}{where}: {message}") from None
     return {
         "game": game.id,
         "players": players,
@@ -140,10 +201,36 @@ async def save_settings(request: Request, c: Ctx, session: Evening):
     except SettingsError as exc:
         return _page(request, c, session, str(exc), exc.field, status_code=422)
     if form.get("new_evening") == "1":
+        if form.get("confirmed") != "1":  # ask first: the players see what happens to tonight's sheet
+            return render(request, "settings_new_evening.html", session=session, fields=fields,
+                          form=dict(form), hands_played=len(c.store.hands(session["id"])),
+                          game=rules.game(fields["game"]))
         c.store.add_session(**fields)
+        events.changed("hands")
     else:
         c.store.update_session(session["id"], **fields)
+        events.changed("settings")
     return RedirectResponse("/settings?saved=1", status_code=303)
+
+
+@router.post("/settings/capture", dependencies=[Depends(require_write)])
+def save_auto_capture(c: Ctx, auto_capture: Annotated[str, Form()] = ""):
+    """The automatic-capture switch: "on" lets the table shoot by itself when the piles lie still."""
+    c.store.set_meta(AUTO_CAPTURE_KEY, "on" if auto_capture == "on" else "off")
+    events.changed("settings")
+    return RedirectResponse("/settings?saved=1#capture", status_code=303)
+
+
+@router.get("/evenings")
+def evenings_page(request: Request, c: Ctx, session: Evening):
+    """Every evening kept in the store, newest first, each with its sheet and CSV."""
+    rows = []
+    for s in reversed(c.store.sessions()):
+        hands = c.store.hands(s["id"])
+        rows.append({"session": s, "game": rules.game(s["game"]), "hands": len(hands),
+                     "current": s["id"] == session["id"],
+                     "started": time.strftime("%d %b %Y, %H:%M", time.localtime(s["created_at"]))})
+    return render(request, "evenings.html", evenings=rows)
 
 
 def _flatten(options: dict, prefix: str = ""):

@@ -1,4 +1,5 @@
-"""The evening's score sheet: totals, radli, session end, settlement, chart and CSV export."""
+"""The score sheet of an evening (tonight's, or an earlier one's): totals, radli, session end, settlement,
+chart and CSV export."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from fastapi.responses import Response
 
 from device.web import chart
 from device.web import scoring_adapter as rules
-from device.web.deps import Ctx, Evening, render
-from device.web.evening import build_sheet
+from device.web.deps import Ctx, Evening, WebContext, render
+from device.web.evening import build_sheet, end_lines
 
 router = APIRouter(tags=["sheet"])
 
@@ -20,32 +21,50 @@ def _system(system: str | None, session: dict) -> str:
     return system if system in rules.SYSTEMS else session["system"]
 
 
+def _evening(c: WebContext, current: dict, evening: int | None) -> dict:
+    """The evening asked for (?evening=id), else tonight's; 404 (NotFoundError) for no such evening."""
+    return current if evening is None or evening == current["id"] else c.store.get_session(evening)
+
+
 @router.get("/sheet")
-def sheet_page(request: Request, c: Ctx, session: Evening, system: str | None = None):
-    system = _system(system, session)
-    sheet = build_sheet(c.store, session, system)
+def sheet_page(
+    request: Request, c: Ctx, session: Evening, system: str | None = None, evening: int | None = None
+):
+    shown = _evening(c, session, evening)
+    system = _system(system, shown)
+    sheet = build_sheet(c.store, shown, system)
     return render(
         request,
         "sheet.html",
-        session=session,
+        session=shown,
+        tonight=shown["id"] == session["id"],
         sheet=sheet,
-        game=rules.game(session["game"]),
-        chart=chart.totals_chart(session["players"], sheet["rows"]),
+        end=end_lines(sheet.get("end") or {}, shown["players"]),
+        game=rules.game(shown["game"]),
+        chart=chart.totals_chart(shown["players"], sheet["rows"]),
         other=next(s for s in rules.SYSTEMS if s != system),
+        query="" if shown["id"] == session["id"] else f"&evening={shown['id']}",
     )
 
 
 @router.get("/api/sheet")
-def sheet_json(c: Ctx, session: Evening, system: str | None = None):
-    sheet = build_sheet(c.store, session, _system(system, session))
+def sheet_json(c: Ctx, session: Evening, system: str | None = None, evening: int | None = None):
+    shown = _evening(c, session, evening)
+    sheet = build_sheet(c.store, shown, _system(system, shown))
     sheet["rows"] = [
         {k: v for k, v in row.items() if k != "stored"} | {"id": row["stored"]["id"]} for row in sheet["rows"]
     ]
-    return {"session": session, **sheet}
+    return {"session": shown, **sheet}
+
+
+@router.get("/api/evenings")
+def evenings_json(c: Ctx):
+    return [s | {"hands": len(c.store.hands(s["id"]))} for s in c.store.sessions()]
 
 
 @router.get("/sheet.csv")
-def sheet_csv(c: Ctx, session: Evening, system: str | None = None):
+def sheet_csv(c: Ctx, session: Evening, system: str | None = None, evening: int | None = None):
+    session = _evening(c, session, evening)
     system = _system(system, session)
     sheet = build_sheet(c.store, session, system)
     players = session["players"]
