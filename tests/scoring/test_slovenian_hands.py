@@ -179,13 +179,34 @@ def test_valat_overrides_the_rest(hand, side, announced):
     ]
 
 
+@st.composite
+def dodge_round_piles(draw) -> dict[str, list[str]]:
+    """Piles a Dodge Round can end with: twelve tricks of four cards, each won by someone, and the six talon
+    cards going one each to the winners of the first six tricks. So a pile is empty (no trick won) or holds
+    4 cards per trick plus one per early trick; never a single card."""
+    winners = draw(st.lists(st.sampled_from(FOUR), min_size=12, max_size=12))
+    deck = draw(st.permutations([c.id for c in GAME.deck]))
+    piles, start = {}, 0
+    for p in FOUR:
+        size = 4 * winners.count(p) + winners[:6].count(p)
+        piles[p], start = deck[start:start + size], start + size
+    assert start == len(deck) == 54
+    return piles
+
+
+def test_dodge_round_piles_are_legal():
+    @settings(max_examples=200)
+    @given(dodge_round_piles())
+    def check(piles):
+        sizes = [len(v) for v in piles.values()]
+        assert sum(sizes) == 54 and sorted(sum(piles.values(), [])) == sorted(c.id for c in GAME.deck)
+        assert all(n == 0 or n >= 4 for n in sizes), sizes  # no trick, or at least one of four cards
+    check()
+
+
 @settings(max_examples=150, deadline=None)
-@given(
-    st.lists(st.sampled_from(FOUR), min_size=54, max_size=54),
-    st.lists(st.integers(0, 2), min_size=4, max_size=4),
-)
-def test_dodge_round_every_player_scores_alone(owners, circles):
-    piles = {p: [c.id for c, o in zip(GAME.deck, owners) if o == p] for p in FOUR}
+@given(dodge_round_piles(), st.lists(st.integers(0, 2), min_size=4, max_size=4))
+def test_dodge_round_every_player_scores_alone(piles, circles):
     hand = {
         "game": "slovenian",
         "players": FOUR,
