@@ -17,7 +17,7 @@ from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from device.storage import NotFoundError, Store, StoreError
-from device.web import scoring_adapter, security
+from device.web import errors, scoring_adapter, security
 from device.web.deps import TableController, WebContext
 from device.web.routers import auth, captures, hands, health, sheet
 from device.web.routers import settings as settings_router
@@ -105,6 +105,7 @@ def create_app(
 
     app.add_middleware(security.BodyLimit, limit=int(settings["max_body_bytes"]))
     _add_error_handlers(app)
+    errors.html_error_pages(app)  # pages get HTML error pages; the API keeps JSON
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     for module in (auth, captures, hands, sheet, settings_router, health):
         app.include_router(module.router)

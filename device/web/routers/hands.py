@@ -84,7 +84,8 @@ async def create_hand_form(request: Request, c: Ctx, session: Evening):
     if done is not None:  # the same submission again (a double tap, a retry): the hand is saved already
         return RedirectResponse(f"/hands/{done}?saved=1", status_code=303)
     counted_after = form.get("counted_after")  # the page's hand: captures after this id
-    if "piles" in hand and counted_after is not None and str(counted_after) != str(view["state"]["after_capture"]):
+    moved = counted_after is not None and str(counted_after) != str(view["state"]["after_capture"])
+    if form.get("points_source") == "piles" and (moved or "piles" not in hand):
         return refuse(
             "These photos were saved as a hand on another device meanwhile. Open the score sheet to see it, "
             "or photograph this hand's piles again.",
