@@ -16,7 +16,7 @@ WIDTH, HEIGHT = 360, 240
 LEFT, TOP, BOTTOM = 40, 14, 30  # room for the totals axis, the top label and the hand numbers
 LEGEND = 96  # room on the right for "name total" at each line's end
 FONT = 14
-LABEL_GAP = 16  # the least distance between two end labels
+LABEL_GAP = 19  # the least distance between two end labels: a 14-unit line of text is about 17 units tall
 SPREAD = 2.0  # lines with equal totals are drawn this far apart
 COLOURS = ("#c0392b", "#2471a3", "#229954", "#b9770e", "#7d3c98", "#566573")
 DASHES = ("", "8 4", "2 3", "10 3 2 3", "4 4", "1 2")  # equal lines stay told apart without colour
@@ -84,7 +84,7 @@ def totals_chart(players: list[str], rows: list[dict]) -> dict:
 def spread_labels(ys: list[float], top: float, bottom: float, gap: float = LABEL_GAP) -> list[float]:
     """The label positions nearest to `ys` (in the same order) that lie at least `gap` apart.
 
-    >>> spread_labels([100.0, 100.0, 50.0], 0, 200)
+    >>> spread_labels([100.0, 100.0, 50.0], 0, 200, gap=16)
     [92.0, 108.0, 50.0]
     """
     order = sorted(range(len(ys)), key=lambda i: ys[i])

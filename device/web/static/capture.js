@@ -135,9 +135,8 @@
     const source = new EventSource("/api/events");
     source.addEventListener("change", function (event) {
       const data = JSON.parse(event.data);
-      if (lastN !== null && data.n !== lastN || lastN === null && String(data.latest_capture || "") !== panel().dataset.latestId) {
-        refresh();
-      }
+      const newest = String(data.latest_capture || "");
+      if ((lastN !== null && data.n !== lastN) || newest !== panel().dataset.latestId) refresh();
       lastN = data.n;
       view.dataset.live = "1"; // the page is listening (the browser test waits for this)
     });
