@@ -4,35 +4,68 @@ from __future__ import annotations
 
 from device.storage import Store
 from device.web import scoring_adapter as rules
+from scoring import HandFormatError
+
+
+EMPTY_SHEET = {"totals": {}, "rows": [], "radli": {}, "end": {}, "settlement": None}
+
+
+def _sheet(session: dict, hands: list[dict], system: str) -> dict:
+    return rules.score_sheet(session["game"], session["players"], hands, system, session["tariffs"] or None)
+
+
+def first_unscorable(session: dict, hands: list[dict], system: str) -> tuple[int, Exception] | None:
+    """(0-based index, the scorer's error) of the first hand the sheet cannot get past, or None.
+
+    A prefix that cannot be scored stays unscorable when hands are added, so this is a binary search."""
+    try:
+        _sheet(session, hands, system)
+        return None
+    except rules.HAND_ERRORS as exc:
+        error: Exception = exc
+    lo, hi = 0, len(hands) - 1  # hands[:hi + 1] fails; find the shortest failing prefix
+    while lo < hi:
+        mid = (lo + hi) // 2
+        try:
+            _sheet(session, hands[: mid + 1], system)
+            lo = mid + 1
+        except rules.HAND_ERRORS as exc:
+            hi, error = mid, exc
+    return hi, error
 
 
 def build_sheet(store: Store, session: dict, system: str) -> dict:
-    """Worked out afresh from the confirmed hands every time, so an edit or delete carries through."""
+    """Worked out afresh from the confirmed hands every time, so an edit or delete carries through.
+
+    When a stored hand cannot be scored, the sheet runs up to the hand before it, and `bad_hand` names it
+    ({"id", "number", "message"}) so the page can offer to edit or delete it."""
     stored = store.hands(session["id"])
+    hands = [h["hand"] for h in stored]
+    error, bad_hand = None, None
     try:
-        sheet = rules.score_sheet(
-            session["game"],
-            session["players"],
-            [h["hand"] for h in stored],
-            system,
-            session["tariffs"] or None,
-        )
-        error = None
-    except rules.HAND_ERRORS as exc:
-        sheet, error = {"totals": {}, "rows": [], "radli": {}, "end": {}, "settlement": None}, str(exc)
+        sheet = _sheet(session, hands, system)
+    except rules.HAND_ERRORS:
+        index, exc = first_unscorable(session, hands, system) or (len(hands) - 1, ValueError("?"))
+        sheet = _sheet(session, hands[:index], system) if index else dict(EMPTY_SHEET)
+        bad_hand = {"id": stored[index]["id"], "number": index + 1, "message": str(exc)}
+        error = f"hand {index + 1} cannot be scored: {exc}"
     rows = [{**row, "stored": h} for row, h in zip(sheet["rows"], stored)]
-    return {**sheet, "rows": rows, "system": system, "error": error}
+    return {**sheet, "rows": rows, "system": system, "error": error, "bad_hand": bad_hand}
 
 
 def score_at(store: Store, session: dict, hand: dict, position: int | None = None) -> dict:
     """HandResult JSON of `hand` as the sheet scores it at `position` (0-based; None: after the last hand),
-    with the radli the hands before it leave open. Raises the scorer's errors (rules.HAND_ERRORS)."""
+    with the radli the hands before it leave open. Raises the scorer's errors (rules.HAND_ERRORS); when an
+    earlier stored hand cannot be scored, the error names that hand."""
     before = [h["hand"] for h in store.hands(session["id"])]
     before = before if position is None else before[:position]
     if before:
-        sheet = rules.score_sheet(
-            session["game"], session["players"], before, session["system"], session["tariffs"] or None
-        )
+        try:
+            sheet = _sheet(session, before, session["system"])
+        except rules.HAND_ERRORS:
+            index, exc = first_unscorable(session, before, session["system"]) or (len(before) - 1, "?")
+            raise HandFormatError("hands", f"stored hand {index + 1} cannot be scored ({exc}); edit or delete "
+                                           "it on the score sheet first") from None
         if sheet.get("rows") and "radli" in sheet["rows"][-1]:
             hand = {**hand, "radli": sheet["rows"][-1]["radli"]}
     return rules.score_hand(hand, session["tariffs"] or None)
