@@ -321,6 +321,8 @@ class Store:
         """Record one correction; checks it against the capture's current card list first."""
         if action not in ACTIONS:
             raise StoreError(f"action {action!r}: expected one of {', '.join(ACTIONS)}")
+        if isinstance(new_id, str):
+            new_id = new_id.strip().upper()  # deck ids are upper case: "t1" is stored as T1
         cards = self.get_capture(capture_id)["cards"]
         old_id = None
         if action == "add":
