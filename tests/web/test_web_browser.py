@@ -6,6 +6,7 @@ scrolls sideways and every tap target is at least 44 px (issue 13)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 import time
@@ -209,7 +210,7 @@ def test_the_table_flow_on_a_phone(server, browser):
         " return [t.textContent, r.top, r.bottom, parseFloat(getComputedStyle(t).fontSize) * r.height / t.getBBox().height]});")
     assert sorted(t[0].split()[0] for t in labels) == sorted(PLAYERS)
     rows = sorted(labels, key=lambda t: t[1])
-    assert all(a[2] <= b[1] + 1 for a, b in zip(rows, rows[1:])), f"end labels overlap: {rows}"
+    assert all(a[2] <= b[1] + 1 for a, b in itertools.pairwise(rows)), f"end labels overlap: {rows}"
     heights = [t[2] - t[1] for t in labels]
     assert min(heights) >= 12, f"chart text {min(heights):.1f} px tall on a 390 px phone"
     ticks = browser.execute_script("return [...document.querySelectorAll('#chart .tick')].map(t => t.textContent)")

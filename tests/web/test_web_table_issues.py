@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+import itertools
 import json
 
 import pytest
@@ -304,7 +305,7 @@ def test_chart_names_each_line_at_its_end_apart_and_numbers_the_hands():
             {"totals": {"Ana": 20, "Bor": 20, "Cene": -10, "Dora": -30}}]
     drawn = chart.totals_chart(PLAYERS, rows)
     ys = sorted(line["label_y"] for line in drawn["lines"])
-    assert all(b - a >= chart.LABEL_GAP for a, b in zip(ys, ys[1:]))  # equal totals do not hide a name
+    assert all(b - a >= chart.LABEL_GAP for a, b in itertools.pairwise(ys))  # equal totals hide no name
     assert [t["hand"] for t in drawn["ticks"]] == [0, 1, 2]
     assert [line["total"] for line in drawn["lines"]] == ["20", "20", "-10", "-30"]
     ana, bor = drawn["lines"][0]["points"], drawn["lines"][1]["points"]
