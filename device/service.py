@@ -61,7 +61,7 @@ def load_recogniser(path: Path | None) -> Any:
         recogniser.detect(probe)
         cards, pips = recogniser.classify(probe, np.array([[144.0, 128.0]], np.float32),
                                           np.array([[0.0, -1.0]], np.float32), np.array([48.0], np.float32))
-    except Exception as exc:  # noqa: BLE001 -- onnxruntime raises its own types for a wrong input shape
+    except Exception as exc:  # onnxruntime raises its own types for a wrong input shape
         raise ModelError(f"{getattr(recogniser, 'name', path)}: loads but cannot run "
                          f"(detector and classifier swapped, or built for another input?): {exc}") from exc
     if cards.shape != (1, len(recogniser.labels)) or not np.all(np.isfinite(cards)) \

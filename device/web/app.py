@@ -202,8 +202,8 @@ async def _storage_fault(request: Request, exc: BaseException):
             f'<input type="hidden" name="{html.escape(k)}" value="{html.escape(v)}">'
             for k, v in form.multi_items() if isinstance(v, str)
         )
-    except Exception:  # noqa: BLE001 -- a body we cannot read again: the browser's Back still has it
-        pass
+    except Exception as read_error:  # noqa: BLE001 -- a body we cannot read again: the browser's Back has it
+        log.debug("form not kept on the error page: %s", read_error)
     page = (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1"><title>Not saved</title>'

@@ -6,7 +6,6 @@ from device.storage import Store
 from device.web import scoring_adapter as rules
 from scoring import HandFormatError
 
-
 EMPTY_SHEET = {"totals": {}, "rows": [], "radli": {}, "end": {}, "settlement": None}
 
 

@@ -1,9 +1,8 @@
 """Checks on what players and API clients send, before anything is stored (issue 16).
 
-* `api_hand(hand, session)`: a hand from the JSON API, checked against the evening it is for (the same checks
-  the form's fields get, and the keys the form cannot send): only keys the game's schema documents, the
-  evening's game and players, player fields naming players, no client-supplied radli (the sheet carries them),
-  card ids of the game's deck (upper-cased), bounded strings and numbers. Returns the hand to score and store.
+* `hand_shape(hand, game_id)`: what `hand_checks.check_hand` (players, radli, kontra, contradicting facts) leaves
+  out: only keys the game's schema documents, bounded strings, finite and bounded numbers (no NaN), card ids of
+  the game's deck (upper-cased). Returns the hand to score and store.
 * `player_name(name)` / `player_names(names)`: no control characters (NUL), no bidi overrides, no commas, at most
   MAX_NAME characters.
 * `finite_tariffs(tariffs)`: no NaN or infinite number anywhere in the overrides.
@@ -19,7 +18,7 @@ import json
 import math
 import re
 import unicodedata
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import scoring
@@ -29,10 +28,6 @@ SCHEMA_DIR = Path(scoring.__file__).parent / "schema"
 MAX_NAME = 40
 MAX_TEXT = 200  # any one string in a hand
 MAX_NUMBER = 10_000  # any one number in a hand (Card Points, declarations, bonus values)
-# The hand's fields that name a player, and those that map players to something.
-PLAYER_FIELDS = ("declarer", "partner", "moon_lost_by", "dealer", "skus_dealt_to", "dodge_round_loser",
-                 "dodge_round_winner", "challenger")
-PLAYER_MAPS = ("dodge_round", "tarok_declarations")
 SIDES = ("declarer", "defenders")
 # Bidi embeddings, overrides and isolates: they reorder the text around them (a name that shows as "Ana"
 # while it sorts and compares as something else), so names may not hold them.
@@ -41,7 +36,7 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _PLAIN_NUMBER = re.compile(r"^[+-]?\d+(\.\d+)?( \d+/\d+)?$")
 
 
-@lru_cache(maxsize=None)
+@cache
 def hand_keys(game_id: str) -> frozenset[str]:
     """The keys a hand of this game may hold: those its schema and the common hand schema document."""
     keys: set[str] = set()
@@ -49,44 +44,23 @@ def hand_keys(game_id: str) -> frozenset[str]:
         path = SCHEMA_DIR / name
         if path.is_file():
             keys |= set(json.loads(path.read_text(encoding="utf-8")).get("properties", {}))
-    keys |= {"card_points", "piles", "bonuses", "kontra", "last_trick", "won", "dodge_round_loser"}
-    return frozenset(keys - {"radli"})
+    keys |= {"card_points", "piles", "bonuses", "kontra", "last_trick", "won"}
+    return frozenset(keys)
 
 
-def api_hand(hand: object, session: dict) -> dict:
-    """The hand a JSON client sent, checked against `session` (the evening); returns a normalised copy with
-    the evening's game and players. Raises HandFormatError naming the first bad field."""
+def hand_shape(hand: object, game_id: str) -> dict:
+    """The shape of a hand a JSON client sent, before `hand_checks.check_hand` judges it against the evening:
+    only keys the game's schema documents, bounded strings and finite, bounded numbers, and card ids of the
+    game's deck (upper-cased). Returns a copy with the piles normalised; raises HandFormatError."""
     if not isinstance(hand, dict):
         raise HandFormatError("body", "expected a JSON object (the hand)")
-    game = scoring.find_game(session["game"])
-    players = list(session["players"])
-    if "radli" in hand:
-        raise HandFormatError("radli", "the sheet carries open radli from the evening's earlier hands; "
-                                       "leave radli out")
-    unknown = sorted(set(hand) - hand_keys(game.id))
+    game = scoring.find_game(game_id)
+    unknown = sorted(set(hand) - hand_keys(game.id) - {"radli"})
     if unknown:
         raise HandFormatError(unknown[0], f"not a field of a {game.name} hand; known: "
                                           f"{', '.join(sorted(hand_keys(game.id)))}")
-    if hand.get("game", game.id) != game.id and _game_id(hand.get("game")) != game.id:
-        raise HandFormatError("game", f"this evening plays {game.id}")
-    if "players" in hand and list(hand["players"] or []) != players:
-        raise HandFormatError("players", f"this evening's players are {', '.join(players)}, in that order")
-    out = {**hand, "game": game.id, "players": players}
+    out = dict(hand)
     _bounded(out, "")
-    for key in PLAYER_FIELDS:
-        value = out.get(key)
-        if value is not None and value not in players:
-            raise HandFormatError(key, f"{_show(value)} is not a player; players: {', '.join(players)}")
-    for key in PLAYER_MAPS:
-        value = out.get(key)
-        if value is None:
-            continue
-        if not isinstance(value, dict):
-            raise HandFormatError(key, "expected an object keyed by player")
-        for name in value:
-            if name not in players:
-                raise HandFormatError(f"{key}.{name}"[:80], f"{_show(name)} is not a player; "
-                                                            f"players: {', '.join(players)}")
     if "piles" in out:
         out["piles"] = _piles(out["piles"], game)
     if isinstance(out.get("dodge_round"), dict):
@@ -96,13 +70,6 @@ def api_hand(hand: object, session: dict) -> dict:
             for name, entry in out["dodge_round"].items()
         }
     return out
-
-
-def _game_id(value: object) -> str | None:
-    try:
-        return scoring.find_game(str(value)).id
-    except ValueError:
-        return None
 
 
 def _piles(piles: object, game) -> dict:

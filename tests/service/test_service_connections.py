@@ -124,8 +124,9 @@ def test_a_client_cannot_claim_another_address(server):
 def test_repeated_log_lines_are_held_back_and_counted():
     clock = [0.0]
     flt = RepeatFilter(burst=5, window_s=60, clock=lambda: clock[0])
-    record = lambda: logging.LogRecord("asyncio", logging.ERROR, __file__, 1,  # noqa: E731
-                                       "socket.accept() out of system resource", None, None)
+    def record() -> logging.LogRecord:
+        return logging.LogRecord("asyncio", logging.ERROR, __file__, 1, "socket.accept() out of system resource",
+                                 None, None)
     passed = [flt.filter(r) for r in (record() for _ in range(10_000))]
     assert sum(passed) == 5
     clock[0] = 61

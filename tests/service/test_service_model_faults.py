@@ -1,6 +1,7 @@
 """A missing, damaged, mismatched or swapped model: the table serves without vision and keeps trying (issue 16)."""
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 from pathlib import Path
@@ -17,7 +18,7 @@ from device.web import create_app
 from vision import ModelError
 
 REPO = Path(__file__).resolve().parents[2]
-RELEASE = sorted((REPO / "models" / "cards").glob("*/model.json"))[-1].parent
+RELEASE = max((REPO / "models" / "cards").glob("*/model.json")).parent
 
 
 def copy_release(tmp_path: Path) -> Path:
@@ -117,7 +118,7 @@ def test_model_retries_back_off(tmp_path):
     for _ in range(2000):
         clock.t += 1
         service.step()
-    gaps = [b - a for a, b in zip(tries, tries[1:])]
+    gaps = [b - a for a, b in itertools.pairwise(tries)]
     assert gaps[:4] == [30, 60, 120, 240] and max(gaps) <= 600, gaps
     service.stop()
     store.close()
