@@ -49,6 +49,12 @@ def test_unit_has_what_the_table_needs():
     assert settings.isdisjoint({"PrivateDevices", "DeviceAllow", "DevicePolicy", "ProtectClock"})
 
 
+def test_unit_allows_more_files_than_the_web_view_may_hold_connections():
+    from device.config import TarokcamConfig
+    limits = [ln.split("=", 1)[1] for ln in UNIT.read_text().splitlines() if ln.startswith("LimitNOFILE=")]
+    assert len(limits) == 1 and int(limits[0]) >= 4 * TarokcamConfig().web.max_connections
+
+
 @pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck missing: apt-get install shellcheck")
 def test_scripts_pass_shellcheck():
     result = subprocess.run(["shellcheck", str(SYSTEMD / "install.sh"), str(SYSTEMD / "uninstall.sh")],
