@@ -184,6 +184,7 @@ class Store:
     def add_session(
         self, *, game: str, players: list[str], system: str, tariffs: dict | None = None, name: str = ""
     ) -> int:
+        _check_evening(list(players), tariffs)
         return self._write(
             "INSERT INTO sessions(created_at, name, game, players, system, tariffs) VALUES (?,?,?,?,?,?)",
             (time.time(), name, game, json.dumps(list(players)), system, json.dumps(tariffs or {})),
@@ -200,6 +201,7 @@ class Store:
         name: str = "",
     ) -> None:
         self.get_session(session_id)
+        _check_evening(list(players), tariffs)
         self._write(
             "UPDATE sessions SET name=?, game=?, players=?, system=?, tariffs=? WHERE id=?",
             (name, game, json.dumps(list(players)), system, json.dumps(tariffs or {}), session_id),
@@ -414,6 +416,38 @@ class Store:
             _hand(r)
             for r in self._rows("SELECT * FROM hands WHERE session_id = ? ORDER BY id", (session_id,))
         ]
+
+
+MAX_NAME = 40
+# Bidi embeddings, overrides and isolates reorder the text around them: a name that shows as one thing and
+# sorts and compares as another.
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
+FORMULA_START = ("=", "+", "-", "@")  # a spreadsheet runs a CSV cell starting so as a formula
+
+
+def _check_evening(players: list[str], tariffs: dict | None) -> None:
+    """What no evening may store, whichever door it came through: names with control characters (NUL),
+    text-direction controls, commas (names are listed with commas), a formula start, or over MAX_NAME
+    characters; tariffs with NaN or infinite numbers (they break every later sum and the JSON sheet)."""
+    import unicodedata
+
+    for name in players:
+        if not isinstance(name, str) or not name.strip():
+            raise StoreError(f"players: {name!r} is not a name")
+        if len(name) > MAX_NAME:
+            raise StoreError(f"players: a name of {len(name)} characters; at most {MAX_NAME}")
+        if any(unicodedata.category(ch) in ("Cc", "Cs") for ch in name):
+            raise StoreError(f"players: name {name!r} contains control characters")
+        if any(ch in BIDI_CONTROLS for ch in name):
+            raise StoreError(f"players: name {name!r} contains text-direction controls")
+        if "," in name:
+            raise StoreError(f"players: name {name!r} contains a comma (names are listed with commas)")
+        if name.startswith(FORMULA_START):
+            raise StoreError(f"players: name {name!r} starts with {name[0]!r} (a spreadsheet would run it)")
+    try:
+        json.dumps(tariffs or {}, allow_nan=False)
+    except ValueError:
+        raise StoreError("tariffs: a value is NaN or infinite; use a plain number") from None
 
 
 def _check_side(side: str | None) -> None:

@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from device.storage import Store
+from device.storage import Store, StoreError
 
 REC = [{"id": "T21", "confidence": 0.9, "pips": 4, "quad": [[0, 0], [10, 0], [10, 20], [0, 20]], "flagged": False}]
 
@@ -71,3 +71,23 @@ def test_meta_by_prefix(store):
 def test_photo_names(store):
     store.add_capture(photo="2026-12-01/a.jpg", side=None, width=1, height=1, recognitions=[])
     assert store.photo_names() == {"2026-12-01/a.jpg"}
+
+
+@pytest.mark.parametrize("players, words", [
+    (["North\x00", "E", "S", "W"], "control"), (["North\u202eAnA", "E", "S", "W"], "text-direction"),
+    (["N" * 200_000, "E", "S", "W"], "at most 40"), (["Ana, Bor", "E", "S", "W"], "comma"),
+    (["=1+2", "E", "S", "W"], "spreadsheet"), (["@SUM(A1)", "E", "S", "W"], "spreadsheet"), (["", "E"], "not a name"),
+])
+def test_an_evening_with_bad_names_is_not_stored(store, players, words):
+    with pytest.raises(StoreError, match=words):
+        store.add_session(game="slovenian", players=players, system="simplified")
+    sid = store.add_session(game="slovenian", players=["Ana", "Bor", "Cene", "Dora"], system="simplified")
+    with pytest.raises(StoreError, match=words):
+        store.update_session(sid, game="slovenian", players=players, system="simplified")
+    assert store.get_session(sid)["players"] == ["Ana", "Bor", "Cene", "Dora"]
+
+
+@pytest.mark.parametrize("tariffs", [{"target": float("nan")}, {"tariff": {"simplified": {"three": float("inf")}}}])
+def test_an_evening_with_nan_or_infinite_tariffs_is_not_stored(store, tariffs):
+    with pytest.raises(StoreError, match="NaN or infinite"):
+        store.add_session(game="slovenian", players=["A", "B", "C", "D"], system="simplified", tariffs=tariffs)
