@@ -53,20 +53,20 @@ def capture_view(game_id: str, capture: dict, store: Store | None = None) -> dic
 
 
 def _box(quad) -> list[float] | None:
-    """x, y, w, h of a card index's quad (photo px), widened to at least a third of its height so that a
-    thin index still shows as a strip one can read."""
+    """x, y, w, h (photo px) around a card index's quad, for the card's zoomed strip: the index with a
+    margin, at least 0.55 of its height wide so the strip has the 50 x 70 px strip's shape."""
     if not quad:
         return None
     xs, ys = [p[0] for p in quad], [p[1] for p in quad]
     x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
-    w, h = x1 - x0, y1 - y0
-    pad = max(w, h) * 0.15
-    side = max(w, h * 0.6)
+    pad = (y1 - y0) * 0.12
+    h = (y1 - y0) + 2 * pad
+    w = max((x1 - x0) + 2 * pad, 0.55 * h)
     cx = (x0 + x1) / 2
-    return [round(cx - side / 2 - pad, 1), round(y0 - pad, 1), round(side + 2 * pad, 1), round(h + 2 * pad, 1)]
+    return [round(cx - w / 2, 1), round(y0 - pad, 1), round(w, 1), round(h, 1)]
 
 
-def crop_box(capture: dict, margin: float = 0.08) -> list[float]:
+def crop_box(capture: dict, margin: float = 0.03) -> list[float]:
     """The part of the photo the cards lie in, as x, y, w, h (photo px), with a margin of `margin` of the
     photo's width; the whole photo when no card has a quad. The page zooms to it, so each card's box is
     as big as the screen allows."""

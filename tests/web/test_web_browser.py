@@ -84,8 +84,11 @@ def test_the_table_flow_on_a_phone(server, browser):
     from selenium.webdriver.support.select import Select
     from selenium.webdriver.support.ui import WebDriverWait
 
+    from selenium.common.exceptions import StaleElementReferenceException
+
     base, store, controller = server
-    wait = WebDriverWait(browser, 20)
+    # A panel swapped in or a page loaded while a wait looks at the old one: look again.
+    wait = WebDriverWait(browser, 20, ignored_exceptions=[StaleElementReferenceException])
     game = scoring.find_game("slovenian")
     deck = [c.id for c in game.deck]
     declarer, defenders = deck[:30], deck[30:]
