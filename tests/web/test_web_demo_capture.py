@@ -95,7 +95,7 @@ def test_a_changed_scene_is_shot_once_and_the_switch_stops_it(demo_service, tmp_
         token = csrf_of(client)
         client.post("/login", data={"pin": PIN, "csrf": token, "next": "/settings"})
         page = client.get("/settings").text
-        assert 'id="auto_capture" checked' in page
+        assert 'id="auto_capture" checked' in page and 'id="trigger-off"' not in page
         r = client.post("/settings/capture", data={"csrf": token, "auto_capture": ""}, follow_redirects=False)
         assert r.status_code == 303
         assert 'id="auto_capture" checked' not in client.get("/settings").text
@@ -103,3 +103,14 @@ def test_a_changed_scene_is_shot_once_and_the_switch_stops_it(demo_service, tmp_
     before = store.latest_capture_id()
     run_loop(service, clock, 30)
     assert store.latest_capture_id() == before
+
+
+def test_settings_say_when_the_configuration_has_no_trigger(tmp_path):
+    config = TarokcamConfig().with_overrides({"storage.state_dir": str(tmp_path), "trigger.auto": False})
+    store = Store(tmp_path / "tarokcam.sqlite3")
+    service = TableService(config, store, recogniser=NoCards(), camera_factory=lambda: None,
+                           notifier=Notifier({}))
+    app = create_app(store=store, controller=service, photos_dir=tmp_path, pin=PIN)
+    with TestClient(app, base_url="http://table.local") as client:
+        assert 'id="trigger-off"' in client.get("/settings").text
+    store.close()

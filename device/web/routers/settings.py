@@ -70,6 +70,8 @@ def _page(
         hands_played=len(c.store.hands(session["id"])),
         status_lines=status_lines(status),
         auto_capture=c.store.meta(AUTO_CAPTURE_KEY, "on") != "off",
+        # False when the configuration has no still-scene trigger (trigger.auto = false): the switch waits.
+        trigger_configured=getattr(getattr(getattr(c.controller, "config", None), "trigger", None), "auto", None),
         known_options=rules.known_options(session["game"])[:-1],
         tariff_entries=rules.tariff_entries(session["game"]),
     )
