@@ -153,6 +153,20 @@ def test_the_table_flow_on_a_phone(server, browser):
     other_device(base, "POST", "/api/captures/2/cards/5/restore")
     wait.until(ec.invisibility_of_element_located((By.CSS_SELECTOR, '.card-btn.removed[data-index="5"]')))
     assert browser.execute_script("return window.__notReloaded;") == 43
+    # While this phone's picker is open, the other device changes a card: this phone's change, made on
+    # what it saw before, is refused with a message, and the page then shows the other device's change.
+    browser.find_element(By.CSS_SELECTOR, '.card-btn[data-index="1"]').click()
+    wait.until(ec.visibility_of_element_located((By.ID, "picker")))
+    before = len(store.corrections(2))
+    card_1 = store.get_capture(2)["cards"][1]["id"]
+    other_device(base, "POST", "/api/captures/2/cards/2/confirm", {})  # checked there: a new version
+    time.sleep(1.0)  # the change has reached this page, which waits for the picker to close
+    browser.find_element(By.CSS_SELECTOR, '#picker .pick[data-card="T1"]').click()
+    status = wait.until(ec.visibility_of_element_located((By.ID, "capture-status")))
+    assert "changed on another device" in status.text
+    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, '.card-btn.corrected[data-index="2"]')))
+    assert len(store.corrections(2)) == before + 1  # only the other device's change was stored
+    assert store.get_capture(2)["cards"][1]["id"] == card_1
 
     # The Defenders' flagged card was read right: "It's right" keeps it and clears the flag.
     browser.find_element(By.CSS_SELECTOR, '.card-btn.flagged[data-index="0"]').click()
