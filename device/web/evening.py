@@ -102,8 +102,8 @@ def end_lines(end: dict, players: list[str]) -> list[tuple[str, str]]:
                 noted = value.get("noted_at_hand")
                 lines.append(("Skus round", f"due{f' since hand {noted}' if noted else ''}"))
         elif key == "rounds" and isinstance(value, dict):
-            lines.append(("Rounds", f"{value.get('complete', 0)} complete; deal {value.get('deals_in_round', 0)} "
-                                    f"of {value.get('deals_per_round', '?')} in this one"))
+            deal = f"deal {value.get('deals_in_round', 0)} of {value.get('deals_per_round', '?')}"
+            lines.append(("Rounds", f"{value.get('complete', 0)} complete; {deal} in this one"))
         elif key == "rounds_complete":
             lines.append(("Rounds complete", str(value)))
         elif key == "deals_left_in_round":
