@@ -29,6 +29,17 @@ MAX_RADLI = 40
 TRULL = ("T1", "T21", "SKUS")  # Pagat, Mond, Skus
 
 
+def checked_hand(hand: object, session: dict) -> dict:
+    """The one door for a hand on its way to the scorer and the store, from the form and the JSON API alike:
+    its shape (device.web.validate.hand_shape: schema keys, bounded strings and numbers, deck card ids),
+    then `check_hand`. Returns the hand to score and store; raises HandFormatError."""
+    from device.web.validate import hand_shape
+
+    hand = hand_shape(hand, session["game"])
+    check_hand(hand, session)
+    return hand
+
+
 def check_hand(hand: dict, session: dict) -> None:
     """Raise HandFormatError for the first thing wrong with `hand` in this evening; return None if none.
 

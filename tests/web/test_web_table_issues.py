@@ -313,3 +313,13 @@ def test_chart_names_each_line_at_its_end_apart_and_numbers_the_hands():
     assert drawn["font"] >= 14 and drawn["width"] <= 400  # ~14 px text on a 360-390 px phone
     many = chart.totals_chart(PLAYERS, rows * 20)
     assert len(many["ticks"]) <= 10 and many["ticks"][-1]["hand"] == 40
+
+
+def test_form_and_api_pass_through_one_door_shape_first(player):
+    """hand_checks.checked_hand: the shape checks (device.web.validate) run on both routes, then check_hand."""
+    r = player.post("/api/hands", json={**HAND, "sneaky": 1})
+    assert r.status_code == 422 and r.json()["field"] == "sneaky"
+    r = player.post("/api/hands", json={**HAND, "card_points": "4" * 500})
+    assert r.status_code == 422
+    r = player.post("/hands", data=form(player, card_points="4" * 500))
+    assert r.status_code == 422 and 'id="hand-error"' in r.text

@@ -12,7 +12,7 @@ from device.web import events, idempotency, piles
 from device.web import scoring_adapter as rules
 from device.web.deps import Ctx, Evening, WebContext, render, require_write
 from device.web.evening import score_at, scored_hand
-from device.web.hand_checks import check_hand
+from device.web.hand_checks import checked_hand
 
 router = APIRouter(tags=["hands"])
 
@@ -93,7 +93,7 @@ async def create_hand_form(request: Request, c: Ctx, session: Evening):
             409,
         )
     try:
-        check_hand(hand, session)
+        hand = checked_hand(hand, session)
         result = score_at(c.store, session, hand)
     except rules.HAND_ERRORS as exc:
         return refuse(rules.player_words(str(exc), getattr(exc, "field", None)), getattr(exc, "field", None))
@@ -111,7 +111,7 @@ async def update_hand_form(request: Request, hand_id: int, c: Ctx):
     form = await request.form()
     hand, _ = _hand_from_form(form, session, None, previous=stored["hand"])
     try:
-        check_hand(hand, session)
+        hand = checked_hand(hand, session)
         result = score_at(c.store, session, hand, _position(c, session, hand_id))
     except rules.HAND_ERRORS as exc:
         return _form(
@@ -278,7 +278,7 @@ def _score_json(c: WebContext, hand, session: dict, position: int | None = None)
             {"error": f"game: this evening plays {session['game']}", "field": "game"}, 422
         )
     try:
-        check_hand(hand, session)
+        hand = checked_hand(hand, session)
         return (hand, score_at(c.store, session, hand, position)), None
     except rules.HAND_ERRORS as exc:
         return None, JSONResponse({"error": str(exc), "field": getattr(exc, "field", None)}, 422)
