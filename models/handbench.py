@@ -1,0 +1,222 @@
+"""Hand benchmark: whole hands (both sides' trick piles of one deal) through the hand reader.
+
+    python -m models.handbench --hands 200 --seed 70000 --cache /tmp/hands [--json rows.json]
+    python -m models.handbench --render-only --hands 200 --seed 70000 --cache /tmp/hands --workers 2
+
+A hand is a shuffled 54-card deck (every third hand the 42-card Hungarian one) split into the Declarer's
+tricks and the Defenders', each side's pile rendered as its own photo by the training generator
+(models/synth.py) with a seed range that training never uses (training: 0-99, evaluation photos: 1000+;
+hands: 70000+ here). Hand i depends only on (seed, i). The hand reader (vision.hand) reads both photos as
+one hand, and also the Declarer's photo alone with "the rest is theirs".
+
+Per deck it prints: hands settled (no question) with both sides' Card Points right and every Trull card and
+King on the right side; hands settled but wrong; questions per hand; questions whose answers all give the
+same score (must be 0); and the time for a hand against recognising its two photos one by one.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+import scoring
+from models.dataset import progress
+from models.synth import FACES_DIR, PHOTO_SIZES, Deck, random_scene, render
+
+GAME_FOR_DECK = {54: "slovenian", 42: "hungarian"}
+SIDES = ("declarer", "defenders")
+
+
+def deal(rng: np.random.Generator, deck_size: int) -> dict[str, list[str]]:
+    """Both sides' piles: whole tricks (3 or 4 players) plus 0, 3 or 6 Talon cards for the Declarer, 6-48 each."""
+    game = scoring.find_game(GAME_FOR_DECK[deck_size])
+    ids = [c.id for c in game.deck]
+    n = len(ids)
+    while True:
+        players = 4 if deck_size == 54 and rng.random() < 0.7 else 3
+        tricks = (n - 6) // players
+        k = int(rng.integers(1, tricks)) * players + int(rng.choice([0, 3, 6, 6]))
+        if 6 <= k <= n - 6:
+            break
+    order = [ids[i] for i in rng.permutation(n)]
+    return {"declarer": order[:k], "defenders": order[k:]}
+
+
+def hand_photos(seed: int, i: int, deck: Deck) -> tuple[dict, dict[str, np.ndarray]]:
+    """Hand i: its truth (deck size, both piles, photo sizes) and one rendered photo per side."""
+    rng = np.random.default_rng([seed, i])
+    deck_size = 42 if i % 3 == 2 else 54
+    piles = deal(rng, deck_size)
+    photos, truth = {}, {"deck": deck_size, "game": GAME_FOR_DECK[deck_size], "piles": piles, "sizes": {}}
+    for side in SIDES:
+        size = PHOTO_SIZES[rng.integers(len(PHOTO_SIZES))]
+        scene = random_scene(rng, size=size, cards=[deck.ids.index(c) for c in piles[side]], n_piles=1)
+        img, labels = render(scene, deck, 1.0)
+        photos[side] = img
+        truth["sizes"][side] = list(size)
+        truth.setdefault("visible", {})[side] = {
+            c: round(max(lab["visible"] for lab in labels if lab["card"] == c), 3) for c in piles[side]}
+    return truth, photos
+
+
+def _render_job(job) -> int:
+    seed, i, cache, faces = job
+    deck = Deck.load(Path(faces))
+    truth, photos = hand_photos(seed, i, deck)
+    for side, img in photos.items():
+        cv2.imwrite(str(cache / f"{i:04d}-{side}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    (cache / f"{i:04d}.json").write_text(json.dumps(truth))
+    return i
+
+
+def render_all(seed: int, n: int, cache: Path, faces: Path, workers: int) -> None:
+    cache.mkdir(parents=True, exist_ok=True)
+    jobs = [(seed, i, cache, str(faces)) for i in range(n) if not (cache / f"{i:04d}.json").exists()]
+    t0 = time.time()
+    if workers <= 1:
+        for k, job in enumerate(jobs):
+            _render_job(job)
+            progress(k, len(jobs), t0, "rendering hands")
+        return
+    cv2.setNumThreads(1)
+    with ProcessPoolExecutor(workers) as pool:
+        for k, _ in enumerate(pool.map(_render_job, jobs, chunksize=2)):
+            progress(k, len(jobs), t0, "rendering hands")
+
+
+def load_hand(cache: Path, i: int) -> tuple[dict, dict[str, np.ndarray]]:
+    truth = json.loads((cache / f"{i:04d}.json").read_text())
+    photos = {s: cv2.imread(str(cache / f"{i:04d}-{s}.jpg"), cv2.IMREAD_COLOR) for s in SIDES}
+    return truth, photos
+
+
+def score_facts(game, piles: dict[str, list[str]]) -> dict:
+    """What the players' score depends on: both sides' Card Points and the side of every Trull card and King."""
+    special = {c.id for c in game.deck if c.trull or (c.kind == "suit" and c.is_king)}
+    return {"points": {s: str(game.count(piles[s])) for s in SIDES},
+            "special": {c: s for s in SIDES for c in piles[s] if c in special}}
+
+
+def judge(game, truth_piles: dict[str, list[str]], result) -> dict:
+    """One decoded hand against the truth."""
+    settled = not result.questions
+    got = {s: [c.card_id for c in result.sides[s].cards] for s in SIDES}
+    try:
+        right = score_facts(game, got) == score_facts(game, truth_piles)
+    except ValueError:
+        right = False
+    exact = all(sorted(got[s]) == sorted(truth_piles[s]) for s in SIDES)
+    return {"settled": settled, "right": right, "exact": exact, "questions": len(result.questions),
+            "kinds": [q.kind for q in result.questions],
+            "idle_questions": sum(not q.changes_score for q in result.questions),
+            "unsure": sum(c.unsure for s in SIDES for c in result.sides[s].cards),
+            "wrong_cards": sum(len(set(truth_piles[s]) - set(got[s])) for s in SIDES)}
+
+
+def summarise(rows: list[dict]) -> dict:
+    out = {}
+    for deck_size in (54, 42):
+        for mode in ("both", "rest"):
+            sub = [r[mode] for r in rows if r["deck"] == deck_size and mode in r]
+            if not sub:
+                continue
+            n = len(sub)
+            out[f"{deck_size}-card {mode}"] = {
+                "hands": n,
+                "settled_and_right": round(sum(r["settled"] and r["right"] for r in sub) / n, 4),
+                "settled_but_wrong": sum(r["settled"] and not r["right"] for r in sub),
+                "questions_per_hand": round(sum(r["questions"] for r in sub) / n, 3),
+                "questions_not_changing_score": sum(r["idle_questions"] for r in sub),
+                "exact_hands": round(sum(r["exact"] for r in sub) / n, 4),
+                "unsure_cards_per_hand": round(sum(r["unsure"] for r in sub) / n, 3),
+                "question_kinds": _kinds(sub),
+            }
+    ms = [r["ms"] for r in rows if "ms" in r]
+    base = [r["photo_ms"] for r in rows if "photo_ms" in r]
+    if ms and base:
+        out["hand_ms_median"] = round(float(np.median(ms)), 1)
+        out["two_photos_recognise_ms_median"] = round(float(np.median(base)), 1)
+        out["time_ratio_median"] = round(float(np.median([r["ms"] / r["photo_ms"] for r in rows])), 3)
+    return out
+
+
+def _kinds(sub: list[dict]) -> dict[str, int]:
+    kinds: dict[str, int] = {}
+    for r in sub:
+        for k in r["kinds"]:
+            kinds[k] = kinds.get(k, 0) + 1
+    return kinds
+
+
+def _pile(reader, image, game, path: Path | None):
+    from vision.hand import PileRead
+
+    if path is not None and path.exists():
+        return PileRead.from_json(json.loads(path.read_text()))
+    pile = reader.read_pile(image, game)
+    if path is not None:
+        path.write_text(json.dumps(pile.to_json()))
+    return pile
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--hands", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=70000)
+    ap.add_argument("--start", type=int, default=0, help="first hand index (to run a part of a cache)")
+    ap.add_argument("--cache", type=Path, required=True, help="rendered hands are kept here and reused")
+    ap.add_argument("--faces", type=Path, default=FACES_DIR)
+    ap.add_argument("--model", type=Path, default=None)
+    ap.add_argument("--workers", type=int, default=1, help="rendering processes")
+    ap.add_argument("--render-only", action="store_true")
+    ap.add_argument("--no-baseline", action="store_true", help="skip timing plain recognition of the photos")
+    ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--reuse-reads", action="store_true",
+                    help="keep each photo's pile read beside it and reuse it (to try decoder settings; no timing)")
+    args = ap.parse_args(argv)
+    render_all(args.seed, args.start + args.hands, args.cache, args.faces, args.workers)
+    if args.render_only:
+        return 0
+    from vision import Recogniser
+    from vision.hand import HandReader
+
+    rec = Recogniser.load(args.model)
+    reader = HandReader(rec)
+    rows, t0 = [], time.time()
+    for i in range(args.start, args.start + args.hands):
+        truth, photos = load_hand(args.cache, i)
+        game = scoring.find_game(truth["game"])
+        row = {"hand": i, "deck": truth["deck"]}
+        if not args.no_baseline:
+            t = time.perf_counter()
+            for s in SIDES:
+                rec.recognise(photos[s])
+            row["photo_ms"] = (time.perf_counter() - t) * 1000
+        t = time.perf_counter()
+        piles = {s: _pile(reader, photos[s], game, args.cache / f"{i:04d}-{s}.{rec.name}.pile.json"
+                          if args.reuse_reads else None) for s in SIDES}
+        both = reader.decode(game, piles)
+        row["ms"] = (time.perf_counter() - t) * 1000
+        row["both"] = judge(game, truth["piles"], both)
+        row["rest"] = judge(game, truth["piles"], reader.decode(game, {"declarer": piles["declarer"]},
+                                                               rest="defenders"))
+        rows.append(row)
+        done = [r["both"] for r in rows]
+        progress(i - args.start, args.hands, t0, f"settled+right {sum(r['settled'] and r['right'] for r in done)}"
+                 f" wrong {sum(r['settled'] and not r['right'] for r in done)}"
+                 f" q {sum(r['questions'] for r in done)}")
+    summary = summarise(rows)
+    print(json.dumps(summary, indent=1))
+    if args.json:
+        args.json.write_text(json.dumps({"summary": summary, "hands": rows}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

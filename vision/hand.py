@@ -1,0 +1,754 @@
+"""The hand reader: both sides' trick piles of one hand read together against the game's deck.
+
+    reader = HandReader(Recogniser.load())
+    piles = {"declarer": reader.read_pile(photo_a, game), "defenders": reader.read_pile(photo_b, game)}
+    hand = reader.decode(game, piles)          # or decode(game, {"declarer": ...}, rest="defenders")
+    hand.questions                             # only the ones whose answers change the score
+
+Every card of the deck lies in exactly one pile. `read_pile` keeps each index read with its probabilities over
+the deck (not only its best guess) and looks again where the sequence of found indices in a spread has a gap.
+`decode` finds the likeliest way to give every deck card one place (a read, or no read at all), then tries every
+plausible other way: where all of them give the same Card Points and put the Trull cards and Kings on the same
+sides, the hand is settled (doubtful cards are marked unsure); otherwise it asks one question per doubt.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+
+import numpy as np
+
+from scoring.deck import card as deck_card
+from scoring.game import Game
+from vision.geometry import INDEX_ASPECT, index_quad
+from vision.image import check_array
+from vision.recogniser import NOT_A_CARD, SAME_CARD_SPAN, Recogniser
+
+SIDES = ("declarer", "defenders")
+SIDE_NAMES = {"declarer": "the Declarer's pile", "defenders": "the Defenders' pile"}
+
+
+@dataclass(frozen=True, slots=True)
+class HandSettings:
+    plausible: float = 5.3          # an other reading is plausible when at most e^5.3 (200) times less likely
+    floor: float = 1e-6             # smallest probability a read gives any card (the classifier is not perfect)
+    candidates: int = 8             # cards kept per read (and the card of no read: "none")
+    min_candidate: float = 1e-5
+    hidden: float = 0.02            # chance that a card of a pile was not detected at all
+    free_share: float = 0.1         # share of a read's doubt given to the cards no read claims
+    gap_ratio: float = 1.7          # a step this many times the pile's usual step leaves room for a card
+    relook_heat: float = 0.08       # detector threshold when looking again at a gap
+    relook_card: float = 0.3        # a second look is a card when it is at least this sure it is one
+    min_card: float = 0.1           # a read whose likeliest card is less likely than this is no card
+    tight_questions: int = 3        # this many doubts in one pile: ask for a better spread instead
+
+
+@dataclass(frozen=True, slots=True)
+class Sighting:
+    """One card seen in a pile photo: its index (centre, up, height px) and its likeliest cards."""
+    centre: tuple[float, float]
+    up: tuple[float, float]
+    height: float
+    likely: tuple[tuple[str, float], ...]      # (card id or "none", probability), best first
+    pips: int                                  # the pips read under the index
+    heat: float
+    relook: bool = False                       # found by looking again at a gap
+
+    @property
+    def quad(self) -> tuple[tuple[float, float], ...]:
+        q = index_quad(np.array([self.centre]), np.array([self.up]), np.array([self.height]))[0]
+        return tuple((float(x), float(y)) for x, y in q)
+
+    def p(self, card_id: str) -> float:
+        return next((p for c, p in self.likely if c == card_id), 0.0)
+
+
+@dataclass(frozen=True, slots=True)
+class Gap:
+    """A place in a spread where the step says a card lies but no index was read: centre, up, height px."""
+    centre: tuple[float, float]
+    up: tuple[float, float]
+    height: float
+    chance: float                              # how likely a card is there, from the spread's regularity
+
+
+@dataclass(slots=True)
+class PileRead:
+    """What one photo shows of one side's pile."""
+    size: tuple[int, int]
+    sightings: list[Sighting]
+    gaps: list[Gap] = field(default_factory=list)
+    tight: list[tuple[float, float]] = field(default_factory=list)   # centres of stretches with small steps
+    ms: float = 0.0
+
+    def to_json(self) -> dict:
+        return {"size": list(self.size), "ms": round(self.ms, 1),
+                "sightings": [{"centre": _r(s.centre), "up": _r(s.up, 4), "height": round(s.height, 1),
+                               "likely": [[c, round(p, 5)] for c, p in s.likely], "pips": s.pips,
+                               "heat": round(s.heat, 3), "relook": s.relook} for s in self.sightings],
+                "gaps": [{"centre": _r(g.centre), "up": _r(g.up, 4), "height": round(g.height, 1),
+                          "chance": round(g.chance, 3)} for g in self.gaps],
+                "tight": [_r(t) for t in self.tight]}
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> PileRead:
+        sightings = [Sighting(tuple(s["centre"]), tuple(s["up"]), float(s["height"]),
+                              tuple((str(c), float(p)) for c, p in s["likely"]), int(s["pips"]),
+                              float(s["heat"]), bool(s.get("relook", False))) for s in data["sightings"]]
+        gaps = [Gap(tuple(g["centre"]), tuple(g["up"]), float(g["height"]), float(g["chance"]))
+                for g in data.get("gaps", [])]
+        return cls(tuple(data["size"]), sightings, gaps, [tuple(t) for t in data.get("tight", [])],
+                   float(data.get("ms", 0.0)))
+
+
+@dataclass(frozen=True, slots=True)
+class HandCard:
+    """One card of the decoded hand. quad is None for a card no read shows (placed by elimination)."""
+    card_id: str
+    confidence: float
+    pips: int
+    quad: tuple[tuple[float, float], ...] | None
+    unsure: bool
+    sighting: int | None = None                 # index into the side's PileRead.sightings
+
+    def to_json(self) -> dict:
+        return {"id": self.card_id, "confidence": round(self.confidence, 4), "pips": self.pips,
+                "quad": [[round(x, 1), round(y, 1)] for x, y in self.quad] if self.quad else None,
+                "unsure": self.unsure}
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """A doubt whose answers give different scores. kind: which_card, which_pile or respread."""
+    kind: str
+    side: str | None
+    choices: tuple[str, ...]
+    text: str
+    sighting: int | None = None                 # which_card: the read asked about, in `side`'s pile
+    card: str | None = None                     # which_pile: the card asked about
+    where: tuple[float, float] | None = None    # respread / which_card: image px to point at
+    changes_score: bool = True
+
+    def to_json(self) -> dict:
+        out = {"kind": self.kind, "side": self.side, "choices": list(self.choices), "text": self.text}
+        if self.sighting is not None:
+            out["sighting"] = self.sighting
+        if self.card is not None:
+            out["card"] = self.card
+        if self.where is not None:
+            out["where"] = _r(self.where)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A player's answer: the read `sighting` of `side` is `card` (which_card), or `card` lies in `side`."""
+    kind: str
+    side: str
+    card: str
+    sighting: int | None = None
+
+
+@dataclass(slots=True)
+class SideCards:
+    cards: list[HandCard]
+    card_points: Fraction | None
+
+    def ids(self) -> list[str]:
+        return [c.card_id for c in self.cards]
+
+
+@dataclass(slots=True)
+class HandRead:
+    game: str
+    sides: dict[str, SideCards]
+    questions: list[Question]
+    rest: str | None = None
+
+    @property
+    def settled(self) -> bool:
+        return not self.questions
+
+    def to_json(self, game: Game) -> dict:
+        return {"game": self.game, "rest": self.rest,
+                "sides": {s: {"cards": [c.to_json() for c in v.cards],
+                              "card_points": game.format(v.card_points) if v.card_points is not None else None}
+                          for s, v in self.sides.items()},
+                "questions": [q.to_json() for q in self.questions]}
+
+
+class HandReader:
+    def __init__(self, recogniser: Recogniser, settings: HandSettings = HandSettings()):
+        self.rec, self.settings = recogniser, settings
+
+    # ------------------------------------------------------------ one photo
+
+    def read_pile(self, image: np.ndarray, game: Game) -> PileRead:
+        """Every index in the photo with its probabilities over the game's deck, and the gaps looked at again."""
+        check_array(image)
+        t0 = time.perf_counter()
+        rec = self.rec
+        centres, ups, heights, heat = rec.detect(image)
+        deck = [c.id for c in game.deck]
+        probs, pips = self._probabilities(image, game, centres, ups, heights)
+        reads = [_sighting(centres[i], ups[i], heights[i], probs[i], heat[i], self.settings, pips[i], deck)
+                 for i in range(len(centres))]
+        # An index the classifier is sure is no card is left out (coins, pencils, the score pad, card backs);
+        # one it doubts stays, with its doubt, for the decoder to weigh against the deck.
+        reads = _merge_same_card(_drop_same_index([s for s in reads if _best_card(s) >= self.settings.min_card]))
+        gaps, tight = _gaps(reads, self.settings)
+        found: list[Sighting] = []
+        open_gaps = []
+        for g in gaps:
+            s = self._look_again(image, game, g, reads + found)
+            if s is None:
+                open_gaps.append(g)
+            else:
+                found.append(s)
+        h, w = image.shape[:2]
+        return PileRead((w, h), reads + found, open_gaps, tight, (time.perf_counter() - t0) * 1000)
+
+    def _probabilities(self, image, game: Game, centres, ups, heights) -> tuple[np.ndarray, np.ndarray]:
+        """(N, len(deck) + 1) probabilities of each deck card and of "not a card", pips read in; the pips read."""
+        deck = [c.id for c in game.deck]
+        n = len(centres)
+        if n == 0:
+            return np.zeros((0, len(deck) + 1)), np.zeros(0, int)
+        cards, pips = self.rec.classify(image, np.asarray(centres), np.asarray(ups), np.asarray(heights))
+        lab = {c: k for k, c in enumerate(self.rec.labels)}
+        cols = [lab.get(c) for c in deck]
+        out = np.zeros((n, len(deck) + 1))
+        for j, (cid, k) in enumerate(zip(deck, cols)):
+            if k is not None:
+                p = deck_card(cid).pips
+                out[:, j] = cards[:, k] * (pips[:, p] if p < pips.shape[1] else 0.0)
+        none = lab.get(NOT_A_CARD)
+        out[:, -1] = cards[:, none] if none is not None else 0.0
+        # cards outside this game's deck (the 42-card game) do not exist: their share is renormalised away
+        total = out.sum(1, keepdims=True)
+        return out / np.maximum(total, 1e-12), pips.argmax(1)
+
+    def _look_again(self, image, game: Game, gap: Gap, known: list[Sighting]) -> Sighting | None:
+        """A closer look at a gap: the detector at a lower threshold on the region, then crops both ways up."""
+        st = self.settings
+        c, u, h = np.array(gap.centre), np.array(gap.up), gap.height
+        if _near_known(c, h, known):
+            return None
+        pad = 1.6 * h
+        H, W = image.shape[:2]
+        roi = (int(max(c[0] - pad, 0)), int(max(c[1] - pad, 0)), int(min(c[0] + pad, W)), int(min(c[1] + pad, H)))
+        poses = [(c, u, h), (c, -u, h)]
+        if roi[2] - roi[0] >= 32 and roi[3] - roi[1] >= 32:
+            scale = min(1.0, self.rec.settings.target_index_px / max(h, 1.0))
+            saved = self.rec.settings
+            self.rec.settings = replace(saved, heat_threshold=st.relook_heat)
+            try:
+                cs, us, hs, _score = self.rec._look(image, scale, roi)
+            finally:
+                self.rec.settings = saved
+            for k in range(len(cs)):
+                d = cs[k] - c
+                if math.hypot(*d) < 0.45 * h and not _near_known(cs[k], hs[k], known):
+                    poses.append((cs[k], us[k], float(hs[k])))
+        cen = np.array([p[0] for p in poses])
+        ups = np.array([p[1] for p in poses])
+        hts = np.array([p[2] for p in poses])
+        probs, pips = self._probabilities(image, game, cen, ups, hts)
+        best = int(np.argmax(1 - probs[:, -1]))
+        if 1 - probs[best, -1] < st.relook_card:
+            return None
+        # The gap may hold no card at all (a sloppy spread): the read is only as sure as the spread's step.
+        probs = probs[best] * gap.chance
+        probs[-1] += 1 - gap.chance
+        best_probs = probs
+        return replace(_sighting(cen[best], ups[best], hts[best], best_probs, 0.0, st, int(pips[best]),
+                                 [c.id for c in game.deck]), relook=True)
+
+    # ------------------------------------------------------------ the hand
+
+    def decode(self, game: Game, piles: Mapping[str, PileRead], rest: str | None = None,
+               answers: Sequence[Answer] = ()) -> HandRead:
+        """Both sides' cards and the questions whose answers change the score.
+
+        piles: side -> PileRead for each photographed side. rest: the side that was not photographed and
+        holds every card not seen ("the rest is theirs"). answers: what the players said so far."""
+        return _Decoder(game, piles, rest, answers, self.settings).run()
+
+
+# ---------------------------------------------------------------- reading helpers
+
+def _r(v, nd: int = 1) -> list[float]:
+    return [round(float(x), nd) for x in v]
+
+
+def _sighting(centre, up, height, probs: np.ndarray, heat: float, st: HandSettings, pips: int,
+              deck: list[str]) -> Sighting:
+    order = np.argsort(-probs)
+    likely = []
+    for k in order[: st.candidates + 1]:
+        if probs[k] < st.min_candidate and likely:
+            break
+        likely.append((NOT_A_CARD if k == len(probs) - 1 else deck[k], float(probs[k])))
+    return Sighting((float(centre[0]), float(centre[1])), (float(up[0]), float(up[1])), float(height),
+                    tuple(likely), int(pips), float(heat))
+
+
+def _drop_same_index(reads: list[Sighting]) -> list[Sighting]:
+    """Neighbouring detector peaks on one index: keep the surer read."""
+    kept: list[Sighting] = []
+    for s in sorted(reads, key=lambda s: -(1 - s.p(NOT_A_CARD))):
+        if any(math.dist(s.centre, k.centre) < 0.12 * max(s.height, k.height) for k in kept):
+            continue
+        kept.append(s)
+    return kept
+
+
+def _merge_same_card(reads: list[Sighting]) -> list[Sighting]:
+    """The two indices of one card (top-left and the turned bottom-right) become one read, their evidence
+    multiplied, when the geometry fits and they could be the same card."""
+    used, out = set(), []
+    for i, a in enumerate(reads):
+        if i in used:
+            continue
+        for j in range(i + 1, len(reads)):
+            b = reads[j]
+            if j in used or not _twin(a, b):
+                continue
+            pa, pb = dict(a.likely), dict(b.likely)
+            both = {c: pa.get(c, 1e-6) * pb.get(c, 1e-6) for c in set(pa) | set(pb) if c != NOT_A_CARD}
+            if not both or max(both.values()) < 1e-4:
+                continue
+            total = sum(both.values())
+            likely = tuple(sorted(((c, p / total) for c, p in both.items()), key=lambda t: -t[1]))
+            best = a if a.p(NOT_A_CARD) <= b.p(NOT_A_CARD) else b
+            a = replace(best, likely=likely, heat=max(a.heat, b.heat))
+            used.add(j)
+            break
+        out.append(a)
+    return out
+
+
+def _twin(a: Sighting, b: Sighting) -> bool:
+    dist = math.dist(a.centre, b.centre) / ((a.height + b.height) / 2)
+    return abs(dist - SAME_CARD_SPAN) < 0.35 and float(np.dot(a.up, b.up)) < -0.8
+
+
+def _near_known(c, h, known: list[Sighting]) -> bool:
+    return any(math.dist(c, k.centre) < 0.3 * max(h, k.height) for k in known)
+
+
+def _best_card(s: Sighting) -> float:
+    return max((p for c, p in s.likely if c != NOT_A_CARD), default=0.0)
+
+
+def _cardlike(s: Sighting) -> bool:
+    return s.p(NOT_A_CARD) < 0.5
+
+
+def _gaps(reads: list[Sighting], st: HandSettings) -> tuple[list[Gap], list[tuple[float, float]]]:
+    """Gaps in the spreads: chains of indices side by side with a steady step, and a step too long for it.
+
+    Also the stretches where the step is so short that the numerals are covered (for a respread)."""
+    pts = [s for s in reads if _cardlike(s)]
+    n = len(pts)
+    if n < 3:
+        return [], []
+    c = np.array([s.centre for s in pts])
+    u = np.array([s.up for s in pts])
+    h = np.array([s.height for s in pts])
+    # Each index's nearest neighbour on either side across its up direction.
+    sides: list[dict[int, tuple[int, float]]] = [{} for _ in range(n)]
+    for i in range(n):
+        right = np.array([-u[i, 1], u[i, 0]])
+        for j in range(n):
+            if i == j or abs(float(u[i] @ u[j])) < math.cos(math.radians(30)):
+                continue
+            d = c[j] - c[i]
+            along = float(d @ u[i]) / h[i]
+            across = float(d @ right) / (h[i] * INDEX_ASPECT)
+            if abs(along) < 0.35 and 0.25 < abs(across) < 5.0:
+                k = 1 if across > 0 else -1
+                if k not in sides[i] or abs(across) < sides[i][k][1]:
+                    sides[i][k] = (j, abs(across))
+    # Mutual neighbours form links; links form chains.
+    links: dict[int, set[int]] = {i: set() for i in range(n)}
+    for i in range(n):
+        for j, _ in sides[i].values():
+            if any(back == i for back, _ in sides[j].values()):
+                links[i].add(j)
+                links[j].add(i)
+    seen, gaps, tight = set(), [], []
+    for start in range(n):
+        if start in seen or len(links[start]) > 1:
+            continue
+        chain, prev, cur = [], None, start
+        while cur is not None and cur not in seen:
+            seen.add(cur)
+            chain.append(cur)
+            nxt = [j for j in links[cur] if j != prev and j not in seen]
+            prev, cur = cur, (nxt[0] if nxt else None)
+        if len(chain) < 3:
+            continue
+        width = np.array([h[k] * INDEX_ASPECT for k in chain])
+        steps = np.array([math.dist(c[a], c[b]) for a, b in itertools.pairwise(chain)]) / ((width[:-1] + width[1:]) / 2)
+        usual = float(np.median(steps))
+        spread = float(np.median(np.abs(steps - usual))) / max(usual, 1e-6)
+        chance = float(np.clip(0.9 - 2.5 * spread, 0.15, 0.9))
+        for k, step in enumerate(steps):
+            if step < st.gap_ratio * usual:
+                continue
+            a, b = chain[k], chain[k + 1]
+            missing = max(1, round(step / usual) - 1)
+            ub = u[b] * (1 if float(u[a] @ u[b]) >= 0 else -1)
+            for m in range(1, missing + 1):
+                t = m / (missing + 1)
+                up = (1 - t) * u[a] + t * ub
+                up /= max(np.hypot(*up), 1e-9)
+                gaps.append(Gap(tuple((1 - t) * c[a] + t * c[b]), (float(up[0]), float(up[1])),
+                                float((1 - t) * h[a] + t * h[b]), chance))
+        short = steps < 0.8
+        if short.sum() >= 3:
+            where = np.mean([c[chain[k]] for k in np.nonzero(short)[0]], 0)
+            tight.append((float(where[0]), float(where[1])))
+    return gaps, tight
+
+
+# ---------------------------------------------------------------- assignment
+
+_INF = 1e9
+
+
+def _assign(cost: list[list[float]]) -> tuple[list[int], float]:
+    """Minimum-cost perfect assignment of a square matrix (Hungarian method with potentials, O(n^3), the
+    inner scan in numpy); row -> column. Small and exact, so no scipy on the Pi."""
+    c = np.asarray(cost, np.float64)
+    n = len(c)
+    u, v = np.zeros(n + 1), np.zeros(n + 1)
+    p = np.zeros(n + 1, np.int64)           # p[j]: row (1-based) matched to column j; column 0 is the root
+    way = np.zeros(n + 1, np.int64)
+    for i in range(1, n + 1):
+        p[0], j0 = i, 0
+        minv = np.full(n + 1, np.inf)
+        used = np.zeros(n + 1, bool)
+        while True:
+            used[j0] = True
+            i0 = p[j0]
+            free = ~used[1:]
+            cur = c[i0 - 1] - u[i0] - v[1:]
+            better = free & (cur < minv[1:])
+            minv[1:][better] = cur[better]
+            way[1:][better] = j0
+            masked = np.where(free, minv[1:], np.inf)
+            j1 = int(np.argmin(masked)) + 1
+            delta = masked[j1 - 1]
+            u[p[used]] += delta
+            v[used] -= delta
+            minv[~used] -= delta
+            j0 = j1
+            if p[j0] == 0:
+                break
+        while j0:
+            j1 = way[j0]
+            p[j0] = p[j1]
+            j0 = j1
+    rows = [0] * n
+    for j in range(1, n + 1):
+        if p[j]:
+            rows[p[j] - 1] = j - 1
+    return rows, float(sum(c[i, rows[i]] for i in range(n)))
+
+
+@dataclass(slots=True)
+class _Read:
+    side: str
+    k: int                     # index in its pile's sightings
+    s: Sighting
+    cost: dict[str, float]     # card id or "none" -> -log probability
+
+
+class _Decoder:
+    def __init__(self, game: Game, piles: Mapping[str, PileRead], rest: str | None, answers: Sequence[Answer],
+                 st: HandSettings):
+        unknown = [s for s in list(piles) + ([rest] if rest else []) if s not in SIDES]
+        if unknown:
+            raise ValueError(f"unknown side {unknown[0]!r}; known: {', '.join(SIDES)}")
+        if rest is not None and rest in piles:
+            raise ValueError(f"{rest} is photographed, so it cannot also be 'the rest'")
+        if not piles:
+            raise ValueError("no pile photographed")
+        if rest is None and len(piles) < 2:
+            raise ValueError("one pile photographed: say whose the rest is (rest=...)")
+        self.game, self.piles, self.rest, self.st = game, piles, rest, st
+        self.deck = [c.id for c in game.deck]
+        self.pips = {c.id: c.pips for c in game.deck}
+        self.special = {c.id for c in game.deck if c.trull or (c.kind == "suit" and c.is_king)}
+        if game.id == "zwanzigerrufen":
+            self.special.add("T20")
+        self.answers = list(answers)
+        self.reads = [_Read(side, k, s, {}) for side in SIDES if side in piles
+                      for k, s in enumerate(piles[side].sightings)]
+        self.placed = {a.card: a.side for a in self.answers if a.kind == "which_pile"}
+        self._fact_cache: dict = {}
+        self._costs()
+
+    # -- costs
+
+    def _costs(self) -> None:
+        st = self.st
+        claimed = {}
+        for r in self.reads:
+            for c, p in r.s.likely:
+                if c != NOT_A_CARD and p >= 0.5:
+                    claimed[c] = True
+        free = [c for c in self.deck if c not in claimed]
+        by_pips: dict[int, list[str]] = {}
+        for c in free:
+            by_pips.setdefault(self.pips[c], []).append(c)
+        forced = {(a.side, a.sighting): a.card for a in self.answers if a.kind == "which_card"}
+        for r in self.reads:
+            probs = {c: p for c, p in r.s.likely if c == NOT_A_CARD or c in self.pips}
+            cardness = 1 - probs.get(NOT_A_CARD, 0.0)
+            top = max(p for c, p in probs.items() if c != NOT_A_CARD) if len(probs) > 1 else 0.0
+            # What the classifier is not sure of may belong to any card that no read claims: more so to one
+            # with the pips read under it.
+            share = st.free_share * cardness * max(1 - top, 1e-4)
+            for c in free:
+                same = 1.0 if self.pips[c] == r.s.pips else 0.25
+                probs[c] = probs.get(c, 0.0) + share * same / max(len(by_pips.get(self.pips[c], ())), 1)
+            cost = {c: -math.log(max(p, st.floor)) for c, p in probs.items()}
+            # options far less likely than the read's best cannot make a plausible reading
+            best = min(cost.values())
+            cost = {c: v for c, v in cost.items() if v <= best + st.plausible}
+            key = (r.side, r.k)
+            if key in forced:
+                cost = {forced[key]: 0.0}
+            r.cost = cost
+
+    def _unplaced_cost(self, card: str) -> float:
+        """A card no read shows: in the rest (free), or a pile's card the detector never found."""
+        if self.rest is not None and self.placed.get(card, self.rest) == self.rest:
+            return 0.0
+        return -math.log(self.st.hidden)
+
+    # -- solving
+
+    def _groups(self) -> None:
+        """Reads that share candidate cards, with those cards: each group is solved on its own."""
+        m = len(self.reads)
+        col = {c: j for j, c in enumerate(self.deck)}
+        parent = list(range(m + len(self.deck)))
+
+        def find(a):
+            while parent[a] != a:
+                parent[a] = parent[parent[a]]
+                a = parent[a]
+            return a
+
+        for i, r in enumerate(self.reads):
+            for c in r.cost:
+                if c in col:
+                    parent[find(i)] = find(m + col[c])
+        groups: dict[int, tuple[list[int], list[str]]] = {}
+        for i in range(m):
+            groups.setdefault(find(i), ([], []))[0].append(i)
+        for j, c in enumerate(self.deck):
+            groups.setdefault(find(m + j), ([], []))[1].append(c)
+        self.group_of = {}
+        self.solved = {}
+        for g, (reads, cards) in groups.items():
+            for i in reads:
+                self.group_of[i] = g
+            for c in cards:
+                self.group_of[c] = g
+            self.solved[g] = (reads, cards, *self._solve_group(reads, cards, None))
+
+    def _solve_group(self, reads: list[int], cards: list[str], force: tuple[int, str] | None):
+        """Likeliest assignment of a group: rows = its reads + one "no read" row per card, columns = its
+        cards + one "none" column per read."""
+        m, k = len(reads), len(cards)
+        col = {c: j for j, c in enumerate(cards)}
+        n = m + k
+        cost = [[_INF] * n for _ in range(n)]
+        for a, i in enumerate(reads):
+            r = self.reads[i]
+            opts = r.cost if force is None or force[0] != i else {force[1]: r.cost.get(force[1], 0.0)}
+            for c, v in opts.items():
+                if c == NOT_A_CARD:
+                    cost[a][k + a] = v
+                elif c in col:
+                    cost[a][col[c]] = v
+        for j, c in enumerate(cards):
+            row = cost[m + j]
+            row[j] = self._unplaced_cost(c)
+            for a in range(m):
+                row[k + a] = 0.0
+        if n == 0:
+            return {}, 0.0
+        rows, total = _assign(cost)
+        return {i: (cards[rows[a]] if rows[a] < k else NOT_A_CARD) for a, i in enumerate(reads)}, total
+
+    def _solve(self, force: tuple[int, str] | None = None) -> tuple[dict[int, str], float]:
+        """Likeliest assignment (read index -> card or "none"), optionally with one read forced to a card."""
+        if not hasattr(self, "solved"):
+            self._groups()
+        world: dict[int, str] = {}
+        total = 0.0
+        touched = set()
+        if force is not None:
+            touched = {self.group_of[force[0]]}
+            if force[1] in self.group_of:
+                touched.add(self.group_of[force[1]])
+            reads = [i for g in touched for i in self.solved[g][0]]
+            cards = [c for g in touched for c in self.solved[g][1]]
+            got, t = self._solve_group(reads, cards, force)
+            world.update(got)
+            total += t
+        for g, (reads, _cards, got, t) in self.solved.items():
+            if g not in touched:
+                world.update(got)
+                total += t
+        return world, total
+
+    # -- facts
+
+    def _piles_of(self, world: dict[int, str], unplaced_sides: Mapping[str, str]) -> dict[str, list[str]]:
+        piles = {s: [] for s in SIDES}
+        for i, c in world.items():
+            if c != NOT_A_CARD:
+                piles[self.reads[i].side].append(c)
+        for c, s in unplaced_sides.items():
+            piles[s].append(c)
+        return piles
+
+    def _facts(self, piles: Mapping[str, list[str]]):
+        key = tuple(frozenset(piles[s]) for s in SIDES)
+        if key not in self._fact_cache:
+            self._fact_cache[key] = self._count(piles)
+        return self._fact_cache[key]
+
+    def _count(self, piles: Mapping[str, list[str]]):
+        pts = tuple(self.game.counter(self.game.check(piles[s])) for s in SIDES)
+        spec = tuple(sorted((c, s) for s in SIDES for c in piles[s] if c in self.special))
+        return pts, spec
+
+    def _placements(self, world: dict[int, str]) -> list[dict[str, str]]:
+        """Every way to put the cards no read shows into piles (each answer or 'the rest' fixes one)."""
+        shown = set(world.values())
+        loose = [c for c in self.deck if c not in shown]
+        fixed = {c: self.placed.get(c, self.rest) for c in loose if self.rest or c in self.placed}
+        open_ = [c for c in loose if c not in fixed]
+        if len(open_) > 6:   # so many lost cards: the questions are asked anyway; try the likeliest few
+            fixed.update({c: SIDES[b % 2] for b, c in enumerate(open_[6:])})
+            open_ = open_[:6]
+        out = []
+        for bits in range(1 << len(open_)):
+            p = dict(fixed)
+            for b, c in enumerate(open_):
+                p[c] = SIDES[(bits >> b) & 1]
+            out.append(p)
+        return out
+
+    # -- the decision
+
+    def run(self) -> HandRead:
+        st = self.st
+        world, total = self._solve()
+        placements = self._placements(world)
+        base_set = self._fact_set(world, placements)
+        # Every plausible other reading of each read, each with the facts it leads to.
+        alternatives: dict[int, list[tuple[str, frozenset]]] = {}
+        for i, r in enumerate(self.reads):
+            here = world[i]
+            mine = r.cost.get(here, _INF)
+            for c, v in sorted(r.cost.items(), key=lambda t: t[1]):
+                if c == here or v - mine > st.plausible:
+                    continue
+                other, t2 = self._solve((i, c))
+                if t2 - total <= st.plausible:
+                    alternatives.setdefault(i, []).append((c, self._fact_set(other, self._placements(other))))
+        every = set(base_set).union(*(f for alts in alternatives.values() for _, f in alts))
+        questions: list[Question] = []
+        if len(every) > 1:
+            # Cards no read shows whose pile changes the score.
+            shown = set(world.values())
+            for c in self.deck:
+                if c in shown or c in self.placed or self.rest:
+                    continue
+                if any(self._facts(self._piles_of(world, p)) !=
+                       self._facts(self._piles_of(world, {**p, c: _other(p[c])})) for p in placements):
+                    questions.append(Question("which_pile", None, SIDES,
+                                              f"The {_name(c)} was not found: which pile is it in?", card=c))
+            for i, alts in alternatives.items():
+                differ = [c for c, f in alts if f != base_set]
+                if differ:
+                    questions.append(self._which_card(i, world[i], differ))
+        questions += self._respreads(questions)
+        sides = self._sides(world, placements[0], set(alternatives))
+        return HandRead(self.game.id, sides, questions, self.rest)
+
+    def _fact_set(self, world: dict[int, str], placements: list[dict[str, str]]) -> frozenset:
+        return frozenset(self._facts(self._piles_of(world, p)) for p in placements)
+
+    def _which_card(self, i: int, here: str, alts: list[str]) -> Question:
+        r = self.reads[i]
+        choices = tuple(dict.fromkeys([here] + alts))
+        shown = [c for c in choices if c != NOT_A_CARD]
+        if NOT_A_CARD in choices:
+            text = (f"Is this the {_name(shown[0])}, or no card?" if len(shown) == 1 else
+                    "Which card is this, if any: " + ", ".join(f"the {_name(c)}" for c in shown) + "?")
+        else:
+            text = "Is this " + " or ".join(f"the {_name(c)}" for c in shown) + "?"
+        return Question("which_card", r.side, choices, text, sighting=r.k, where=r.s.centre)
+
+    def _respreads(self, questions: list[Question]) -> list[Question]:
+        out = []
+        for side, pile in self.piles.items():
+            mine = [q for q in questions if q.side == side and q.kind == "which_card"]
+            holes = [g for g in pile.gaps if g.chance >= 0.5] if self.rest else []
+            if len(mine) >= self.st.tight_questions or holes:
+                pts = [q.where for q in mine if q.where] + [g.centre for g in holes] + list(pile.tight)
+                where = tuple(np.mean(pts, 0)) if pts else None
+                part = _part(where, pile.size) if where else "the pile"
+                out.append(Question("respread", side, (), f"Spread {part} of {SIDE_NAMES[side]} a little and "
+                                    "take the photo again: some cards there are hidden.", where=where))
+        return out
+
+    def _sides(self, world: dict[int, str], placement: Mapping[str, str], unsure: set[int]) -> dict[str, SideCards]:
+        out: dict[str, list[HandCard]] = {s: [] for s in SIDES}
+        for i, c in world.items():
+            if c == NOT_A_CARD:
+                continue
+            r = self.reads[i]
+            p = r.s.p(c)
+            out[r.side].append(HandCard(c, p, self.pips[c], r.s.quad, i in unsure or p < 0.9, r.k))
+        for c, s in placement.items():
+            out[s].append(HandCard(c, 0.0, self.pips[c], None, s != self.rest))
+        res = {}
+        for s in SIDES:
+            cards = sorted(out[s], key=lambda h: self.deck.index(h.card_id))
+            try:
+                points = self.game.count([h.card_id for h in cards])
+            except ValueError:
+                points = None
+            res[s] = SideCards(cards, points)
+        return res
+
+
+def _other(side: str) -> str:
+    return SIDES[1 - SIDES.index(side)]
+
+
+def _name(card_id: str) -> str:
+    c = deck_card(card_id)
+    if c.kind == "tarok" and c.roman:
+        return c.roman if c.id not in ("T1", "T21") else c.name.split(" (")[0]
+    return c.name
+
+
+def _part(where: tuple[float, float], size: tuple[int, int]) -> str:
+    x = where[0] / max(size[0], 1)
+    return "the left part" if x < 0.38 else "the right part" if x > 0.62 else "the middle"
