@@ -1,6 +1,8 @@
 """Evaluate a release on held-out generated photos (a seed never used in training) with the ONNX runtime path.
 
     python -m models.evaluate --n 300 --seed 1000 [--model models/cards/<release>] [--json eval.json]
+    python -m models.evaluate --faces /tmp/printings/holdout-1 --n 60     # a printing never trained on
+    python -m models.evaluate --check-release models/cards/<date>-my-deck --faces my_deck/ --n 40 --seed 3000
 
 An index at least a third visible must be read; one less visible may be read or not (neither counted);
 a read card must sit on one of that card's indices. Card Points use scoring.find_game(--game).count.
@@ -25,7 +27,7 @@ from models.dataset import MIN_VISIBLE, progress
 from models.synth import FACES_DIR, Deck, random_scene, render
 from vision import Recogniser
 from vision.geometry import index_offset
-from vision.recogniser import NOT_A_CARD
+from vision.recogniser import MODELS_DIR, NOT_A_CARD
 
 DONT_CARE = 0.05
 TELL_MM2 = 1.0    # less than 1 mm² of telling difference in view: 6 px on the smallest cards, no one can name it
@@ -115,20 +117,42 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--det-long", type=int, default=None, help="override the detector input long side")
     ap.add_argument("--det-max-long", type=int, default=None)
     ap.add_argument("--min-confidence", type=float, default=None, help="override the floor for reporting a read")
+    ap.add_argument("--check-release", type=Path, default=None, metavar="RELEASE",
+                    help="compare this release with --against (default the newest bundled one) on photos of "
+                         "--faces; exit 1, saying why, when it scores worse")
+    ap.add_argument("--against", type=Path, default=None, help="the release to compare --check-release with")
     args = ap.parse_args(argv)
+    if args.check_release is not None:
+        ok, reason, _, _ = check_release(args.check_release, args.against, args.faces, n=args.n, seed=args.seed,
+                                         cache=args.cache, game=args.game)
+        print(reason)
+        return 0 if ok else 1
     deck, game = Deck.load(args.faces), scoring.find_game(args.game)
     rec = None if args.render_only else Recogniser.load(args.model)
     overrides = {"heat_threshold": args.heat, "det_long": args.det_long, "det_max_long": args.det_max_long,
                  "min_confidence": args.min_confidence}
     if rec is not None:
         rec.settings = replace(rec.settings, **{k: v for k, v in overrides.items() if v is not None})
-    rng = np.random.default_rng(args.seed)
+    rows, ms = run_photos(rec, deck, game, args.n, args.empty, args.seed, args.cache)
+    if rec is None:
+        return 0
+    summary = summarise(rows, ms)
+    print(json.dumps(summary, indent=1))
+    if args.json:
+        args.json.write_text(json.dumps({"summary": summary, "photos": rows}, indent=1, default=str))
+    return 0
+
+
+def run_photos(rec, deck: Deck, game, n: int, empty_n: int, seed: int, cache: Path | None):
+    """Recognise n generated photos of `deck` (plus empty_n with no face-up card) from `seed`; rec None only
+    renders (into the cache). Returns the scored rows and the recognise times (ms)."""
+    rng = np.random.default_rng(seed)
     rows, t0, ms = [], time.time(), []
-    total = args.n + args.empty
+    total = n + empty_n
     for i in range(total):
-        empty = i >= args.n
+        empty = i >= n
         scene = random_scene(rng, face_up=not empty)   # drawn even when cached, so photo i is always the same
-        img, labels = photo(args.cache, f"{i:04d}-empty" if empty else f"{i:04d}", scene, deck)
+        img, labels = photo(cache, f"{i:04d}-empty" if empty else f"{i:04d}", scene, deck)
         if rec is None:
             progress(i, total, t0, "rendering")
             continue
@@ -144,13 +168,35 @@ def main(argv: list[str] | None = None) -> int:
             row["points_ok"] = False
         rows.append(row)
         progress(i, total, t0, f"eval fn {sum(len(r['fn']) for r in rows)} fp {sum(r['fp'] for r in rows)}")
-    if rec is None:
-        return 0
-    summary = summarise(rows, ms)
-    print(json.dumps(summary, indent=1))
-    if args.json:
-        args.json.write_text(json.dumps({"summary": summary, "photos": rows}, indent=1, default=str))
-    return 0
+    return rows, ms
+
+
+def check_release(candidate: Path, bundled: Path | None, faces: Path, *, n: int = 40, seed: int = 3000,
+                  cache: Path | None = None, game: str = "slovenian") -> tuple[bool, str, dict, dict]:
+    """Item 5 of issue 14: may the table switch to `candidate`? Both releases read the same generated photos
+    of the candidate's own deck (`faces`); the candidate is refused when its recall or its precision there
+    is below the bundled release's (bundled None: the newest under models/cards/). Returns (ok, the reason
+    in words, the candidate's summary, the bundled one's)."""
+    deck, g = Deck.load(faces), scoring.find_game(game)
+    if bundled is None:
+        others = sorted(p for p in MODELS_DIR.glob("*") if (p / "model.json").exists()
+                        and p.resolve() != Path(candidate).resolve())
+        if not others:
+            raise SystemExit(f"no bundled release under {MODELS_DIR} to compare {candidate} with")
+        bundled = others[-1]
+    summaries = {}
+    for name, model in (("candidate", candidate), ("bundled", bundled)):
+        rec = Recogniser.load(model)
+        rows, ms = run_photos(rec, deck, g, n, 0, seed, cache)
+        summaries[name] = summarise(rows, ms)
+    c, b = summaries["candidate"], summaries["bundled"]
+    figures = (f"on {n} generated photos of {faces}: candidate recall {c['recall']:.4f} precision "
+               f"{c['precision']:.4f}, bundled recall {b['recall']:.4f} precision {b['precision']:.4f}")
+    worse = [k for k in ("recall", "precision") if c[k] < b[k]]
+    if worse:
+        return False, (f"refused: {Path(candidate).name} scores worse than the bundled release on its own "
+                       f"deck ({' and '.join(worse)}) {figures}"), c, b
+    return True, f"accepted: {Path(candidate).name} {figures}", c, b
 
 
 def photo(cache: Path | None, name: str, scene, deck: Deck):

@@ -2,10 +2,16 @@
 
     python -m models.train --stage all --work /tmp/tarokcam-train          # generate sets if missing, train both
     python -m models.train --stage det --det-steps 3000 --threads 2
-    python -m models.train --faces my_scans/ --deck my_scans/deck.json      # a club's own deck, one command
+    python -m models.train --faces my_deck/ --finetune --work /tmp/my-deck      # a club's enrolled deck
+    python -m models.export --work /tmp/my-deck --tag my-deck --deck my_deck/deck.json
+    python -m models.evaluate --check-release models/cards/<date>-my-deck --faces my_deck/   # before switching
 
 Every det*.npz and cls*.npz in --work is trained on (det.npz and cls.npz are made if missing; add more sets
-with `python -m models.dataset`, e.g. detector-mined classifier crops). Checkpoints (<work>/det.pt,
+with `python -m models.dataset`, e.g. detector-mined classifier crops, or sets from other printings made by
+`python -m models.printings`). With --finetune the current release's checkpoints (models/checkpoints/) are
+copied into --work, sets are generated from --faces and, for a quarter of the photos, from the reference
+faces (so the reference deck is not forgotten), and a new schedule starts from those weights at --lr
+(default 5e-4 then); a rerun resumes it, so a fine-tune interrupted by a power cut goes on. Checkpoints (<work>/det.pt,
 <work>/cls.pt) are written every `--ckpt-every` steps and at the end; a rerun resumes from them. Then `python -m models.export` writes the release folder.
 """
 from __future__ import annotations
@@ -28,6 +34,7 @@ from vision.geometry import INDEX_ASPECT
 
 WORK = Path("/tmp/tarokcam-train")
 STRIDE = 4
+CHECKPOINTS = Path(__file__).with_name("checkpoints")
 
 
 # ---------------------------------------------------------------- detector targets
@@ -130,7 +137,7 @@ def train_det(work: Path, steps: int, bs: int, size: int, seed: int, ckpt_every:
     rng = np.random.default_rng(seed + start)
     t0, avg = time.time(), None
     net.train()
-    step = start
+    step = next_step = start
     for step in range(start, steps):
         # Cosine schedule over whichever runs out first, steps or the time budget (shared 2-core machine).
         done = max(step / steps, (spent + (time.time() - t0) / 60) / minutes)
@@ -141,15 +148,17 @@ def train_det(work: Path, steps: int, bs: int, size: int, seed: int, ckpt_every:
         batch = det_batch(data, rng, bs, size)
         loss, parts = det_loss(net(batch[0]), *batch[1:])
         opt.zero_grad(); loss.backward(); opt.step()
+        next_step = step + 1
         avg = parts if avg is None else {k: 0.98 * avg[k] + 0.02 * v for k, v in parts.items()}
         if (step + 1) % 10 == 0 or step + 1 == steps:
             progress(step - start, steps - start, t0, f"det heat {avg['heat']:.3f} reg {avg['reg']:.3f}")
         if (step + 1) % ckpt_every == 0 or step + 1 == steps:
             torch.save({"model": net.state_dict(), "opt": opt.state_dict(), "step": step + 1,
                         "minutes": spent + (time.time() - t0) / 60}, ck)
-    torch.save({"model": net.state_dict(), "opt": opt.state_dict(), "step": step,
+    # The steps done, so a rerun resumes after the last one (not at it, nor past one the budget cut off).
+    torch.save({"model": net.state_dict(), "opt": opt.state_dict(), "step": next_step,
                 "minutes": spent + (time.time() - t0) / 60}, ck)
-    print(f"\ndetector: {step - start} steps in {(time.time() - t0) / 60:.1f} min", flush=True)
+    print(f"\ndetector: {next_step - start} steps in {(time.time() - t0) / 60:.1f} min", flush=True)
 
 
 # ---------------------------------------------------------------- classifier
@@ -243,6 +252,37 @@ def eval_cls(net, x, y, pips) -> tuple[float, float]:
     return acc, pacc
 
 
+def prepare_finetune(args: argparse.Namespace) -> None:
+    """Set --work up for a fine-tune on --faces: the release's checkpoints, and the deck's and the reference's
+    photo sets (made once, from seeds of their own)."""
+    work = args.work
+    for name, counter in (("det.pt", "step"), ("cls.pt", "epoch")):
+        if not (work / name).exists():
+            if not (CHECKPOINTS / name).exists():
+                raise SystemExit(f"--finetune: no {CHECKPOINTS / name} to start from")
+            # The release's weights and optimiser state with the schedule at its start: the run (and a rerun
+            # after a power cut) then goes through the fine-tune's own schedule, resuming from its checkpoints.
+            state = torch.load(CHECKPOINTS / name, weights_only=False)
+            state[counter], state["minutes"] = 0, 0.0
+            tmp = work / (name + ".tmp")
+            torch.save(state, tmp)
+            tmp.replace(work / name)
+    deck = Deck.load(args.faces, args.deck)
+    ref = Deck.load(FACES_DIR) if Path(args.faces).resolve() != FACES_DIR.resolve() else None
+    share = args.ref_share if ref is not None else 0.0
+    for kind, n, make, seed in (("det", args.det_photos, make_det, 101), ("cls", args.cls_photos, make_cls, 102)):
+        if args.stage not in (kind, "all"):
+            continue
+        n_ref = round(n * share)
+        for name, d, k, sd in ((f"{kind}-deck.npz", deck, n - n_ref, args.seed + seed),
+                               (f"{kind}-ref.npz", ref, n_ref, args.seed + seed + 1000)):
+            if d is None or k <= 0 or (work / name).exists():
+                continue
+            tmp = work / (name[:-4] + ".tmp.npz")
+            np.savez(tmp, **make(k, sd, d))
+            tmp.replace(work / name)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--stage", choices=["det", "cls", "all"], default="all")
@@ -260,20 +300,28 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--det-minutes", type=float, default=1e9, help="time budget; the schedule fits it")
     ap.add_argument("--cls-minutes", type=float, default=1e9)
     ap.add_argument("--cls-geometry", action="store_true", help="also jitter crop turn/scale/shift")
-    ap.add_argument("--lr", type=float, default=2e-3, help="peak learning rate (cosine schedule)")
+    ap.add_argument("--lr", type=float, default=None, help="peak learning rate (cosine schedule; default 2e-3, "
+                    "5e-4 with --finetune)")
     ap.add_argument("--restart", action="store_true",
                     help="start a new schedule from the checkpoints' weights (fine-tuning on new data)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--finetune", action="store_true",
+                    help="fine-tune the current release on photos of --faces mixed with the reference deck")
+    ap.add_argument("--ref-share", type=float, default=0.25, help="--finetune: share of reference-deck photos")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
     args.work.mkdir(parents=True, exist_ok=True)
+    if args.finetune:
+        prepare_finetune(args)
     deck = None
     for kind, n, make in (("det", args.det_photos, make_det), ("cls", args.cls_photos, make_cls)):
-        if args.stage in (kind, "all") and not (args.work / f"{kind}.npz").exists():
+        if args.stage in (kind, "all") and not args.finetune and not (args.work / f"{kind}.npz").exists():
             deck = deck or Deck.load(args.faces, args.deck)
             np.savez(args.work / f"{kind}.npz", **make(n, args.seed + (1 if kind == "det" else 2), deck))
+    if args.lr is None:
+        args.lr = 5e-4 if args.finetune else 2e-3
     if args.stage in ("cls", "all"):
         train_cls(args.work, args.cls_epochs, args.cls_batch, args.seed, args.lr, args.cls_minutes, args.cls_geometry,
                   args.restart)

@@ -1,0 +1,122 @@
+"""Other printings of the deck (models/printings.py): the index redrawn in another typeface, ink and stock, the
+BR index the TL one turned, held-out styles kept apart from training styles, and a folder the generator loads;
+the fine-tune path (`models.train --finetune --faces`) and the release check (`models.evaluate`)."""
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from models import printings
+from models.synth import FACES_DIR, Deck
+
+CARDS = {c["id"]: c for c in json.loads((FACES_DIR / "deck.json").read_text())["cards"]}
+
+
+def _strip_px():
+    x0, y0, x1, y1 = (round(v * 10) for v in printings.STRIP_MM)
+    return x0, y0, x1, y1
+
+
+def test_held_out_styles_are_never_drawn_for_training():
+    assert not set(printings.HOLDOUT_FONTS) & set(printings.TRAIN_FONTS)
+    train = {printings.printing_style(s)["font"] for s in range(60)}
+    held = {printings.printing_style(s, holdout=True)["font"] for s in range(60)}
+    assert train <= set(printings.TRAIN_FONTS) and held <= set(printings.HOLDOUT_FONTS)
+    assert len(train) >= 4 and len(held) >= 3                  # the seeds do spread over the families
+    assert {printings.printing_style(s, True)["pip"] for s in range(60)} <= set(printings.HOLDOUT_PIPS)
+    assert printings.printing_style(4) == printings.printing_style(4)      # a seed is one printing
+
+
+def test_a_reprinted_face_has_a_new_index_and_keeps_the_rest():
+    face = cv2.imread(str(FACES_DIR / "HK.png"), cv2.IMREAD_UNCHANGED)
+    style = printings.printing_style(3) | {"hue_shift": 0.0, "saturation": 1.0, "fade": 0.0, "wear": 0.0,
+                                           "blur_px": 0.0, "stock": [227.0, 241.0, 247.0]}
+    out = printings.render_face(face, CARDS["HK"], style, np.random.default_rng(0))
+    assert out.shape == face.shape and out.dtype == np.uint8
+    assert np.array_equal(out[..., 3], face[..., 3])            # same card outline
+    x0, y0, x1, y1 = _strip_px()
+    tl = out[y0:y1, x0:x1, :3].astype(int)
+    assert np.abs(tl - face[y0:y1, x0:x1, :3]).mean() > 5       # the index strip is redrawn
+    art = (slice(300, 800), slice(200, 400))
+    assert np.abs(out[art][..., :3].astype(int) - face[art][..., :3]).max() <= 1   # the art is untouched here
+    br = out[1120 - y1:1120 - y0, 600 - x1:600 - x0, :3].astype(int)
+    assert np.array_equal(br, tl[::-1, ::-1])                   # the second index is the first turned round
+    red = (tl[..., 2] > tl[..., 1] + 60).sum()
+    assert red > 500                                            # a Heart's numeral and sign are in red ink
+
+
+def test_strips_differ_between_typefaces_and_name_their_card():
+    stock = np.array([240.0, 240.0, 240.0])
+    a, b = (printings.printing_style(s) for s in (1, 2))
+    b["font"] = next(f for f in printings.TRAIN_FONTS if f != a["font"])
+    sa = printings.draw_strip(CARDS["T17"], a, stock, np.random.default_rng(0))
+    sb = printings.draw_strip(CARDS["T17"], b, stock, np.random.default_rng(0))
+    assert np.abs(sa.astype(int) - sb).mean() > 3
+    t1 = printings.draw_strip(CARDS["T1"], a, stock, np.random.default_rng(0))
+    assert np.abs(sa.astype(int) - t1).mean() > 1               # 17 and 1 are told apart in the same printing
+    # pips: a King's strip carries four marks, a 1 of Diamonds none: more ink below the sign
+    lower = slice(200, None)
+    ink = lambda s: (np.abs(s[lower].astype(int) - stock).sum(axis=2) > 60).sum()
+    assert ink(printings.draw_strip(CARDS["CK"], a, stock, np.random.default_rng(0))) > \
+        ink(printings.draw_strip(CARDS["D1"], a, stock, np.random.default_rng(0))) + 200
+
+
+@pytest.mark.slow   # 54 faces: ~15 s alone
+def test_a_printing_is_a_deck_folder_the_generator_loads(tmp_path):
+    out = tmp_path / "p"
+    style = printings.write_printing(out, 5, holdout=True)
+    deck = Deck.load(out)
+    assert len(deck.ids) == 54 and deck.faces[0][0].shape == (1120, 600, 4)
+    assert json.loads((out / "deck.json").read_text())["printing"]["font"] == style["font"]
+    assert printings.main(["--seed", "5", "--out", str(out)]) == 2    # never overwrites without --force
+
+
+@pytest.mark.slow   # generates, trains a step, and exports: over a minute on a busy 2-core machine
+def test_finetune_on_a_deck_folder_resumes_and_exports(tmp_path):
+    pytest.importorskip("torch", reason="training needs torch (the train extra)")
+    import torch
+
+    from models import export, train
+
+    deck = tmp_path / "deck"
+    printings.write_printing(deck, 7)
+    work = tmp_path / "work"
+    args = ["--faces", str(deck), "--finetune", "--work", str(work), "--det-photos", "4", "--cls-photos", "4",
+            "--det-steps", "2", "--cls-epochs", "1", "--det-batch", "2", "--det-size", "128", "--threads", "1"]
+    assert train.main(args) == 0
+    names = sorted(p.name for p in work.iterdir())
+    assert names == ["cls-deck.npz", "cls-ref.npz", "cls.pt", "det-deck.npz", "det-ref.npz", "det.pt"]
+    det = torch.load(work / "det.pt", weights_only=False)
+    assert det["step"] == 2                                    # the fine-tune's own schedule, from step 0
+    release = torch.load(train.CHECKPOINTS / "det.pt", weights_only=False)["model"]
+    assert any(not torch.equal(det["model"][k], release[k]) for k in release)   # trained from the release
+    stamp = (work / "det-deck.npz").stat().st_mtime
+    assert train.main(args[:-8] + ["--det-steps", "3", "--cls-epochs", "1", "--det-batch", "2", "--det-size",
+                                   "128", "--threads", "1"]) == 0   # a rerun resumes, sets are kept
+    assert torch.load(work / "det.pt", weights_only=False)["step"] == 3
+    assert (work / "det-deck.npz").stat().st_mtime == stamp
+    out = tmp_path / "release"
+    assert export.main(["--work", str(work), "--out", str(out), "--deck", str(deck / "deck.json")]) == 0
+    assert (out / "model.json").exists()
+
+
+def test_release_check_refuses_a_worse_release(monkeypatch, tmp_path):
+    from models import evaluate
+
+    scores = {"good": (0.98, 0.997), "bad": (0.95, 0.999), "bundled": (0.97, 0.996)}
+
+    class Rec:
+        def __init__(self, name):
+            self.name = name
+
+    monkeypatch.setattr(evaluate.Recogniser, "load", classmethod(lambda cls, p: Rec(p.name)))
+    monkeypatch.setattr(evaluate, "run_photos", lambda rec, *a: ([rec.name], []))
+    monkeypatch.setattr(evaluate, "summarise", lambda rows, ms: dict(zip(("recall", "precision"),
+                                                                        scores[rows[0]])))
+    ok, reason, _, _ = evaluate.check_release(tmp_path / "good", tmp_path / "bundled", FACES_DIR, n=3)
+    assert ok and reason.startswith("accepted")
+    ok, reason, _, _ = evaluate.check_release(tmp_path / "bad", tmp_path / "bundled", FACES_DIR, n=3)
+    assert not ok and "refused" in reason and "(recall)" in reason and "0.9500" in reason and "0.9700" in reason
