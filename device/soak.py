@@ -178,7 +178,8 @@ def run(minutes: float, interval: float, fake_recogniser: bool, work: Path, out=
 def one_round(client, pin_header: str) -> list[str]:
     """One capture and one phone's worth of polling; returns the failures."""
     errors = []
-    r = client.post("/api/captures", json={"side": "declarer"}, headers={pin_header: PIN})
+    # The same pile photographed again each round: "Replace it", as a player would press.
+    r = client.post("/api/captures", json={"side": "declarer", "replace": True}, headers={pin_header: PIN})
     if r.status_code != 200:
         return [f"POST /api/captures: {r.status_code} {r.text[:200]}"]
     capture_id = r.json()["id"]
