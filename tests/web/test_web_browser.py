@@ -69,6 +69,21 @@ def check_phone_page(browser, what: str) -> None:
     phone(browser, 390)
 
 
+def tap(browser, wait, css: str) -> None:
+    """Tap what `css` finds; again if the page swapped its panel in between."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+
+    def tapped(b) -> bool:
+        try:
+            b.find_element(By.CSS_SELECTOR, css).click()
+            return True
+        except StaleElementReferenceException:
+            return False
+
+    wait.until(tapped)
+
+
 def other_device(base: str, method: str, path: str, body: dict | None = None) -> dict:
     """A second device writing through the API with the table's PIN."""
     request = urllib.request.Request(
@@ -98,6 +113,8 @@ def test_the_table_flow_on_a_phone(server, browser):
     controller.piles = [["S7", *declarer[1:]], ["D1", *(c for c in defenders if c != "D1")]]
     phone(browser, 390)
 
+    browser.get(f"{base}/login")
+    check_phone_page(browser, "login page")
     log_in(browser, base, wait)
     check_phone_page(browser, "empty Capture page")
     # The next photo's side is the one still missing: the Declarer's.
@@ -143,7 +160,7 @@ def test_the_table_flow_on_a_phone(server, browser):
     assert "All 54 cards accounted for" in browser.find_element(By.ID, "pile-check").text
     assert browser.execute_script("return window.__notReloaded;") == 42
 
-    browser.find_element(By.ID, "show-newer").click()
+    tap(browser, wait, "#show-newer")
     wait.until(ec.text_to_be_present_in_element((By.CSS_SELECTOR, "#photo h2"), "Photo 2"))
     wait.until(lambda b: b.find_element(By.ID, "capture-view").get_attribute("data-live") == "1")
     # Another device removes a card and puts it back: this page shows each change without a reload.
@@ -155,13 +172,13 @@ def test_the_table_flow_on_a_phone(server, browser):
     assert browser.execute_script("return window.__notReloaded;") == 43
     # While this phone's picker is open, the other device changes a card: this phone's change, made on
     # what it saw before, is refused with a message, and the page then shows the other device's change.
-    browser.find_element(By.CSS_SELECTOR, '.card-btn[data-index="1"]').click()
+    tap(browser, wait, '.card-btn[data-index="1"]')
     wait.until(ec.visibility_of_element_located((By.ID, "picker")))
     before = len(store.corrections(2))
     card_1 = store.get_capture(2)["cards"][1]["id"]
     other_device(base, "POST", "/api/captures/2/cards/2/confirm", {})  # checked there: a new version
     time.sleep(1.0)  # the change has reached this page, which waits for the picker to close
-    browser.find_element(By.CSS_SELECTOR, '#picker .pick[data-card="T1"]').click()
+    tap(browser, wait, '#picker .pick[data-card="T1"]')
     status = wait.until(ec.visibility_of_element_located((By.ID, "capture-status")))
     assert "changed on another device" in status.text
     wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, '.card-btn.corrected[data-index="2"]')))
@@ -169,23 +186,23 @@ def test_the_table_flow_on_a_phone(server, browser):
     assert store.get_capture(2)["cards"][1]["id"] == card_1
 
     # The Defenders' flagged card was read right: "It's right" keeps it and clears the flag.
-    browser.find_element(By.CSS_SELECTOR, '.card-btn.flagged[data-index="0"]').click()
+    tap(browser, wait, '.card-btn.flagged[data-index="0"]')
     wait.until(ec.visibility_of_element_located((By.ID, "picker-right")))
-    browser.find_element(By.ID, "picker-right").click()
+    tap(browser, wait, "#picker-right")
     wait.until(ec.invisibility_of_element_located((By.CSS_SELECTOR, ".card-btn.flagged")))
     assert store.get_capture(2)["cards"][0]["id"] == "D1" and not store.get_capture(2)["cards"][0]["flagged"]
 
     # "The rest is theirs" is a state of the hand: set here, it is still set after going back to Capture.
-    browser.find_element(By.ID, "rest-toggle").click()
+    tap(browser, wait, "#rest-toggle")
     wait.until(ec.text_to_be_present_in_element((By.ID, "rest-toggle"), "✓"))
     browser.get(f"{base}/capture")
     assert browser.find_element(By.ID, "rest-toggle").get_attribute("aria-pressed") == "true"
-    browser.find_element(By.ID, "rest-toggle").click()
+    tap(browser, wait, "#rest-toggle")
     wait.until(lambda b: b.find_element(By.ID, "rest-toggle").get_attribute("aria-pressed") == "false")
 
-    browser.find_element(By.ID, "enter-hand").click()
+    tap(browser, wait, "#enter-hand")
     wait.until(ec.presence_of_element_located((By.ID, "hand-form")))
-    browser.find_element(By.CSS_SELECTOR, "#more summary").click()  # open Moon and Dodge Round too
+    tap(browser, wait, "#more summary")  # open Moon and Dodge Round too
     check_phone_page(browser, "Hand form")
     Select(browser.find_element(By.ID, "declarer")).select_by_visible_text("Ana")
     Select(browser.find_element(By.ID, "partner")).select_by_visible_text("Ana")
@@ -200,10 +217,18 @@ def test_the_table_flow_on_a_phone(server, browser):
     assert browser.find_element(By.ID, "source-piles").is_selected()
     # The declarer's pile holds Pagat, Mond and Skus: the form suggests the Trull for them.
     assert Select(browser.find_element(By.ID, "bonus_trull_side")).first_selected_option.text == "Declarer"
-    # Two taps on a slow network: the button greys out at once, and the hand is saved once.
-    save = browser.find_element(By.ID, "save-hand")
-    browser.execute_script("arguments[0].click(); setTimeout(() => arguments[0].click(), 30);", save)
+    # A tap on a slow network (the request held back here): the button greys out at once.
+    greyed = browser.execute_async_script(
+        "const done = arguments[0], form = document.getElementById('hand-form');"
+        "form.addEventListener('submit', e => e.preventDefault(), {once: true});"
+        "document.getElementById('save-hand').click();"
+        "setTimeout(() => done(document.getElementById('save-hand').disabled), 100);")
+    assert greyed is True
+    # The same submission sent twice (a retry after a lost response): one hand.
+    browser.execute_script(
+        "const form = document.getElementById('hand-form'); form.submit(); setTimeout(() => form.submit(), 20);")
     wait.until(ec.presence_of_element_located((By.ID, "saved")))
+    time.sleep(0.5)
     assert len(store.hands(store.current_session()["id"])) == 1
     check_phone_page(browser, "hand result")
 

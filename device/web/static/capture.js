@@ -31,6 +31,8 @@
     if (dialog && dialog.open) { stale = true; return; }
     const id = captureId();
     const response = await fetch("/capture/panel" + (id ? "?id=" + encodeURIComponent(id) : ""));
+    const open = document.getElementById("picker");
+    if (open && open.open) { stale = true; return; } // the player opened the picker meanwhile
     if (response.ok) {
       const status = document.getElementById("capture-status");
       view.innerHTML = await response.text();
