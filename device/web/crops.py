@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import time
+from importlib.resources import files
 from pathlib import Path
 
 import cv2
@@ -48,3 +50,25 @@ def save_crop(photos_dir: Path, photo: str, quad, capture_id: int, label: str) -
     if not cv2.imwrite(str(photos_dir / rel), crop):
         return None
     return rel.as_posix()
+
+
+FACE_WIDTH = 72  # px: shown 36 px wide at twice the density of a phone screen
+
+
+@functools.lru_cache(maxsize=64)
+def face_thumbnail(card_id: str, width: int = FACE_WIDTH) -> bytes | None:
+    """The deck face of `card_id` (models/faces/<id>.png, the faces the model was trained on), shrunk to
+    `width` px and encoded as PNG with its transparency; None for an id with no face. Cached: the picker
+    asks for every card."""
+    if not card_id.isalnum():
+        return None
+    path = files("models").joinpath("faces", f"{card_id}.png")
+    if not path.is_file():
+        return None
+    image = cv2.imdecode(np.frombuffer(path.read_bytes(), np.uint8), cv2.IMREAD_UNCHANGED)
+    if image is None:
+        return None
+    h, w = image.shape[:2]
+    small = cv2.resize(image, (width, max(1, round(h * width / w))), interpolation=cv2.INTER_AREA)
+    ok, data = cv2.imencode(".png", small)
+    return data.tobytes() if ok else None

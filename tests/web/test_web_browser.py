@@ -139,6 +139,8 @@ def test_the_table_flow_on_a_phone(server, browser):
     wait.until(ec.visibility_of_element_located((By.ID, "picker")))
     pagat = browser.find_element(By.CSS_SELECTOR, '#picker .pick[data-card="T1"]')
     assert pagat.text == scoring.card("T1").name and pagat.size["height"] >= 44  # a name, not a code
+    wait.until(lambda b: b.execute_script(
+        "return document.querySelector('#picker .pick[data-card=\"T1\"] img').naturalWidth") == 72)  # its face
     assert browser.find_element(By.ID, "picker-right").is_displayed()
     pagat.click()
     wait.until(ec.text_to_be_present_in_element((By.ID, "capture-points"), game.format(game.count(declarer))))

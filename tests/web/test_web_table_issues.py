@@ -9,6 +9,8 @@ import html
 import itertools
 import json
 
+import cv2
+import numpy as np
 import pytest
 from web_doubles import PIN, PLAYERS
 
@@ -239,8 +241,10 @@ def test_its_right_keeps_a_flagged_card_and_clears_its_flag(player, table):
     table[2].piles = [["HC", "T21"]]
     cid = player.post("/api/captures", json={"side": "declarer"}).json()["id"]
     page = player.get(f"/capture?id={cid}").text
-    assert 'id="picker-right"' in page and ">Queen of Hearts<" not in page.split('id="card-list"')[0]
-    assert 'data-card="HC">' in page and "Queen of Hearts" in page  # full names in the picker, not codes
+    assert 'id="picker-right"' in page
+    # The picker shows each card's face and full name, not its code.
+    pick = page.split('class="pick placed" data-card="HC">', 1)[1].split("</button>", 1)[0]
+    assert '<img src="/cards/HC/face"' in pick and f"<span>{scoring.card('HC').name}</span>" in pick
     r = player.post(f"/api/captures/{cid}/cards/0/confirm", json={})
     card = r.json()["capture"]["cards"][0]
     assert (card["id"], card["flagged"], card["source"]) == ("HC", False, "corrected")
@@ -323,3 +327,12 @@ def test_form_and_api_pass_through_one_door_shape_first(player):
     assert r.status_code == 422
     r = player.post("/hands", data=form(player, card_points="4" * 500))
     assert r.status_code == 422 and 'id="hand-error"' in r.text
+
+
+def test_card_faces_are_small_pictures_of_the_deck(anon):
+    r = anon.get("/cards/T1/face")
+    assert r.status_code == 200 and r.headers["content-type"] == "image/png"
+    face = cv2.imdecode(np.frombuffer(r.content, np.uint8), cv2.IMREAD_UNCHANGED)
+    assert face.shape[1] == 72 and face.shape[0] > face.shape[1] and len(r.content) < 40_000
+    assert anon.get("/cards/XX/face").status_code == 404
+    assert anon.get("/cards/..%2Fmodel/face").status_code == 404

@@ -7,7 +7,7 @@ import threading
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Form, Header, HTTPException, Request
-from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, StreamingResponse
+from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from device.web import crops, events, idempotency, piles
@@ -214,6 +214,15 @@ def photo(capture_id: int, c: Ctx):
     if not path.is_relative_to(c.photos_dir) or not path.is_file():
         raise HTTPException(404, f"capture {capture_id}: photo not found")
     return FileResponse(path)
+
+
+@router.get("/cards/{card_id}/face")
+def card_face(card_id: str):
+    """A small picture of the card's face, for the picker."""
+    data = crops.face_thumbnail(card_id)
+    if data is None:
+        raise HTTPException(404, f"card {card_id!r}: no face picture")
+    return Response(data, media_type="image/png", headers={"Cache-Control": "public, max-age=86400"})
 
 
 @router.put("/api/captures/{capture_id}/side", dependencies=[Depends(require_write)])
