@@ -94,12 +94,11 @@ def other_device(base: str, method: str, path: str, body: dict | None = None) ->
 
 
 def test_the_table_flow_on_a_phone(server, browser):
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as ec
     from selenium.webdriver.support.select import Select
     from selenium.webdriver.support.ui import WebDriverWait
-
-    from selenium.common.exceptions import StaleElementReferenceException
 
     base, store, controller = server
     # A panel swapped in or a page loaded while a wait looks at the old one: look again.
