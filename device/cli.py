@@ -9,7 +9,7 @@ import importlib
 import sys
 
 # Order shown in --help.
-COMMANDS = ("count", "score", "recognize", "calibrate", "mat", "enrol", "serve", "check_config")
+COMMANDS = ("count", "score", "recognize", "hand", "calibrate", "mat", "enrol", "serve", "check_config")
 
 
 def build_parser() -> argparse.ArgumentParser:

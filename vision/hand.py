@@ -44,6 +44,8 @@ class HandSettings:
     relook_heat: float = 0.08       # detector threshold when looking again at a gap
     relook_card: float = 0.3        # a second look is a card when it is at least this sure it is one
     min_card: float = 0.1           # a read whose likeliest card is less likely than this is no card
+    heat_floor: float = 0.2         # a sure detector peak leaves at most this share of the classifier's "none"
+    budget_s: float = 1.0           # time to weigh other readings against the whole hand; past it, by class
     tight_questions: int = 3        # this many doubts in one pile: ask for a better spread instead
 
 
@@ -93,6 +95,31 @@ class PileRead:
                 "gaps": [{"centre": _r(g.centre), "up": _r(g.up, 4), "height": round(g.height, 1),
                           "chance": round(g.chance, 3)} for g in self.gaps],
                 "tight": [_r(t) for t in self.tight]}
+
+    def split(self, side_of) -> dict[str, PileRead]:
+        """One photo of both piles as two: side_of(centre) names the side ("declarer", "defenders") or None."""
+        out = {s: PileRead(self.size, [], [], [], self.ms) for s in SIDES}
+        for group, items in (("sightings", self.sightings), ("gaps", self.gaps)):
+            for x in items:
+                side = side_of(x.centre)
+                if side in out:
+                    getattr(out[side], group).append(x)
+        return out
+
+    def split_by_gap(self, min_gap: float = 1.0) -> dict[str, PileRead] | None:
+        """One photo of two piles laid apart: split at the widest empty stretch between the indices along the
+        photo's longer axis; the Declarer's pile is the left (or upper) one. None when no stretch is at least
+        min_gap index heights wide."""
+        if len(self.sightings) < 2:
+            return None
+        axis = 0 if self.size[0] >= self.size[1] else 1
+        xs = sorted(s.centre[axis] for s in self.sightings)
+        h = float(np.median([s.height for s in self.sightings]))
+        gaps = [(b - a, (a + b) / 2) for a, b in itertools.pairwise(xs)]
+        width, cut = max(gaps)
+        if width < min_gap * h:
+            return None
+        return self.split(lambda c: "declarer" if c[axis] < cut else "defenders")
 
     @classmethod
     def from_json(cls, data: Mapping) -> PileRead:
@@ -511,11 +538,16 @@ class _Decoder:
         forced = {(a.side, a.sighting): a.card for a in self.answers if a.kind == "which_card"}
         for r in self.reads:
             probs = {c: p for c, p in r.s.likely if c == NOT_A_CARD or c in self.pips}
+            if NOT_A_CARD in probs and not r.s.relook:
+                # a strong detector peak is itself evidence of a card: the classifier's "none" counts less
+                probs[NOT_A_CARD] *= float(np.clip(2 * (1 - r.s.heat), st.heat_floor, 1.0))
             cardness = 1 - probs.get(NOT_A_CARD, 0.0)
             top = max(p for c, p in probs.items() if c != NOT_A_CARD) if len(probs) > 1 else 0.0
             # What the classifier is not sure of may belong to any card that no read claims: more so to one
             # with the pips read under it.
             share = st.free_share * cardness * max(1 - top, 1e-4)
+            if self.rest is not None:   # the unseen cards are expected in the other pile, not hidden here
+                share *= 0.1
             for c in free:
                 same = 1.0 if self.pips[c] == r.s.pips else 0.25
                 probs[c] = probs.get(c, 0.0) + share * same / max(len(by_pips.get(self.pips[c], ())), 1)
@@ -661,11 +693,17 @@ class _Decoder:
         base_set = self._fact_set(world, placements)
         # Every plausible other reading of each read, each with the facts it leads to.
         alternatives: dict[int, list[tuple[str, frozenset]]] = {}
+        deadline = time.perf_counter() + st.budget_s
         for i, r in enumerate(self.reads):
             here = world[i]
             mine = r.cost.get(here, _INF)
             for c, v in sorted(r.cost.items(), key=lambda t: t[1]):
                 if c == here or v - mine > st.plausible:
+                    continue
+                if time.perf_counter() > deadline:
+                    # no time left to weigh it against the whole hand: a question if it scores otherwise
+                    differs = frozenset({("not weighed", c)}) if self._class(c) != self._class(here) else base_set
+                    alternatives.setdefault(i, []).append((c, differs))
                     continue
                 other, t2 = self._solve((i, c))
                 if t2 - total <= st.plausible:
@@ -690,12 +728,16 @@ class _Decoder:
         sides = self._sides(world, placements[0], set(alternatives))
         return HandRead(self.game.id, sides, questions, self.rest)
 
+    def _class(self, card: str):
+        """What a card is worth to the score on its own: its pips and, for a bonus card, which one."""
+        return (None, None) if card == NOT_A_CARD else (self.pips[card], card if card in self.special else None)
+
     def _fact_set(self, world: dict[int, str], placements: list[dict[str, str]]) -> frozenset:
         return frozenset(self._facts(self._piles_of(world, p)) for p in placements)
 
     def _which_card(self, i: int, here: str, alts: list[str]) -> Question:
         r = self.reads[i]
-        choices = tuple(dict.fromkeys([here] + alts))
+        choices = tuple(dict.fromkeys([here] + alts))[:4]
         shown = [c for c in choices if c != NOT_A_CARD]
         if NOT_A_CARD in choices:
             text = (f"Is this the {_name(shown[0])}, or no card?" if len(shown) == 1 else

@@ -1,0 +1,87 @@
+"""`tarokcam hand DECLARER_IMG DEFENDERS_IMG --game GAME --json`: read both piles of a hand as one hand."""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "hand", help="read both sides' trick piles as one hand: cards, Card Points and the questions left",
+        description="Read the photos of one hand together against the game's deck: every card lies in exactly "
+                    "one pile. Prints one JSON object with both sides' cards and Card Points and the questions "
+                    "whose answers change the score (none: the hand is settled).")
+    p.add_argument("images", nargs="+", metavar="IMG",
+                   help="DECLARER_IMG DEFENDERS_IMG; or one photo with --rest; or one photo of both piles "
+                        "with --both")
+    p.add_argument("--game", required=True, help="game id or alias (its deck and counter)")
+    p.add_argument("--rest", choices=("declarer", "defenders"),
+                   help="one photo only: this side holds every card not seen (\"the rest is theirs\")")
+    p.add_argument("--both", action="store_true",
+                   help="one photo holding both piles: the Declarer's is the one on the left (or top)")
+    p.add_argument("--json", action="store_true", help="print JSON (the default output format)")
+    p.add_argument("--model", help="model release folder (default: newest under models/cards/)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import vision
+    from vision.hand import SIDES, HandReader
+
+    game, code = load_game(args.game)
+    if game is None:
+        return code
+    want = 1 if (args.rest or args.both) else 2
+    if len(args.images) != want:
+        shape = "one photo" if want == 1 else "two photos (the Declarer's, then the Defenders')"
+        _print({"error": f"{len(args.images)} photo(s) given; this needs {shape}"})
+        return 2
+    if args.rest and args.both:
+        _print({"error": "--rest and --both do not go together"})
+        return 2
+    try:
+        reader = HandReader(vision.Recogniser.load(args.model))
+    except vision.ModelError as exc:
+        _print({"error": str(exc)})
+        return 3
+    t0 = time.perf_counter()
+    images: dict[str, str] = {}
+    piles = {}
+    sides = [s for s in SIDES if s != args.rest] if not args.both else ["table"]
+    for side, path in zip(sides, args.images):
+        try:
+            piles[side] = reader.read_pile(vision.read_image(path), game)
+        except vision.ImageError as exc:
+            _print({"image": path, "error": str(exc)})
+            return 1
+        images[side] = path
+    if args.both:
+        piles = piles["table"].split_by_gap()
+        images = {s: args.images[0] for s in SIDES}
+        if piles is None:
+            _print({"image": args.images[0], "error": "cannot tell the two piles apart in this photo: "
+                                                      "lay them further apart, or photograph each"})
+            return 1
+    hand = reader.decode(game, piles, rest=args.rest)
+    out = hand.to_json(game)
+    for side in SIDES:
+        out["sides"][side] = {"image": images.get(side), **out["sides"][side]}
+    out["ms"] = round((time.perf_counter() - t0) * 1000)
+    _print(out)
+    return 0
+
+
+def load_game(name: str):
+    """The game, or None and the exit code after printing why."""
+    import scoring
+
+    try:
+        return scoring.find_game(name), 0
+    except ValueError as exc:
+        _print({"error": str(exc)})
+        return None, 2
+
+
+def _print(obj: dict) -> None:
+    print(json.dumps(obj), flush=True)
