@@ -336,3 +336,11 @@ def test_card_faces_are_small_pictures_of_the_deck(anon):
     assert face.shape[1] == 72 and face.shape[0] > face.shape[1] and len(r.content) < 40_000
     assert anon.get("/cards/XX/face").status_code == 404
     assert anon.get("/cards/..%2Fmodel/face").status_code == 404
+
+
+def test_giving_a_photo_a_side_that_has_a_pile_says_what_it_replaces(player, table):
+    first = player.post("/api/captures", json={"side": "declarer"}).json()["id"]
+    second = table[2].capture(None)
+    assert f"Declarer (replaces photo {first})" in player.get(f"/capture?id={second}").text
+    third = player.post("/api/captures", json={"side": "declarer", "replace": True}).json()["id"]
+    assert f"Declarer (photo {third} is newer and counts)" in player.get(f"/capture?id={first}").text
