@@ -12,6 +12,7 @@ import argparse
 import math
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import cv2
@@ -43,12 +44,23 @@ def det_label_array(labels: list[dict]) -> np.ndarray:
     return np.array(rows, np.float32).reshape(-1, 6)
 
 
-def make_det(n: int, seed: int, deck: Deck) -> dict:
+def _decks(deck: Deck | Sequence[Deck]) -> list[Deck]:
+    return [deck] if isinstance(deck, Deck) else list(deck)
+
+
+def _pick(rng: np.random.Generator, decks: list[Deck]) -> Deck:
+    """One deck per photo; a single deck draws nothing, so its seeds give the same photos as before printings."""
+    return decks[0] if len(decks) == 1 else decks[int(rng.integers(len(decks)))]
+
+
+def make_det(n: int, seed: int, deck: Deck | Sequence[Deck]) -> dict:
+    """Detector photos; deck may be several printings, one drawn per photo (domain randomisation)."""
     rng = np.random.default_rng(seed)
+    decks = _decks(deck)
     jpgs, labels, t0 = [], [], time.time()
     for i in range(n):
         scene = random_scene(rng, face_up=rng.random() > 0.06)
-        img, labs = render(scene, deck, DET_LONG / max(scene.size))
+        img, labs = render(scene, _pick(rng, decks), DET_LONG / max(scene.size))
         jpgs.append(np.frombuffer(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 94])[1], np.uint8))
         labels.append(det_label_array(labs))
         progress(i, n, t0, "det photos")
@@ -93,11 +105,14 @@ def detector_frames(rec, img: np.ndarray, labs: list[dict]):
     return cs[keep], us[keep], hs[keep], ys, ps
 
 
-def make_cls(n_scenes: int, seed: int, deck: Deck, per_index: int = 3, negatives: int = 16,
+def make_cls(n_scenes: int, seed: int, deck: Deck | Sequence[Deck], per_index: int = 3, negatives: int = 16,
              detector: Path | None = None) -> dict:
     """Index crops; with `detector` (a model release) also crops where that release's detector finds
-    indices, so the classifier learns the frames it will really get, and the detector's false finds."""
+    indices, so the classifier learns the frames it will really get, and the detector's false finds.
+    deck may be several printings (models.printings), one drawn per photo; they share one card order."""
     rng = np.random.default_rng(seed)
+    decks = _decks(deck)
+    deck = decks[0]
     rec = None
     if detector is not None:
         from vision import Recogniser
@@ -109,7 +124,7 @@ def make_cls(n_scenes: int, seed: int, deck: Deck, per_index: int = 3, negatives
         scene = random_scene(rng, n_cards=int(rng.integers(3, 19)), face_up=rng.random() > 0.05)
         # The crop looks the same once the index is >= ~3 px/mm, so render big photos smaller (much faster).
         scale = min(1.0, rng.uniform(2.6, 5.0) / scene.ppm)
-        img, labs = render(scene, deck, scale, crop_to_cards=True)
+        img, labs = render(scene, _pick(rng, decks), scale, crop_to_cards=True)
         cs, us, hs, ys, ps = [], [], [], [], []
         if rec is not None:
             for lab in labs:
@@ -152,6 +167,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--faces", type=Path, default=FACES_DIR, help="folder of <id>.png faces + back.png")
     ap.add_argument("--deck", type=Path, default=None, help="deck file (default: FACES/deck.json)")
+    ap.add_argument("--printings", type=int, default=0,
+                    help="draw each photo's deck from --faces and this many training printings of it "
+                         "(models.printings), made once under --printings-dir")
+    ap.add_argument("--printing-seed", type=int, default=100, help="seed of the first printing")
+    ap.add_argument("--printings-dir", type=Path, default=Path("/tmp/tarokcam-printings"))
     ap.add_argument("--detector", type=Path, default=None,
                     help="cls: also cut crops where this release's detector finds indices")
     ap.add_argument("--per-index", type=int, default=3, help="cls: jittered crops per index")
@@ -159,6 +179,15 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     deck = Deck.load(args.faces, args.deck)
+    if args.printings:
+        from models.printings import write_printing
+
+        deck = [deck]
+        for k in range(args.printings):
+            folder = args.printings_dir / f"train-{args.printing_seed + k}"
+            if not (folder / "deck.json").exists():
+                write_printing(folder, args.printing_seed + k, faces_dir=args.faces)
+            deck.append(Deck.load(folder))
     data = make_det(args.n, args.seed, deck) if args.kind == "det" else \
         make_cls(args.n, args.seed, deck, args.per_index, args.negatives, args.detector)
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -120,3 +120,25 @@ def test_release_check_refuses_a_worse_release(monkeypatch, tmp_path):
     assert ok and reason.startswith("accepted")
     ok, reason, _, _ = evaluate.check_release(tmp_path / "bad", tmp_path / "bundled", FACES_DIR, n=3)
     assert not ok and "refused" in reason and "(recall)" in reason and "0.9500" in reason and "0.9700" in reason
+
+
+def test_data_sets_draw_a_printing_per_photo(monkeypatch):
+    """models.dataset with several decks renders each photo with one of them, and a single deck draws nothing
+    (so the seeds of the earlier sets still give the same photos)."""
+    from models import dataset
+
+    used = []
+
+    def fake_render(scene, deck, scale, crop_to_cards=False):
+        used.append(deck)
+        return np.zeros((64, 64, 3), np.uint8), []
+
+    monkeypatch.setattr(dataset, "render", fake_render)
+    monkeypatch.setattr(dataset, "crop_indices", lambda img, cs, us, hs: np.zeros((len(cs), 128, 32, 3), np.uint8))
+    ref = Deck.load()
+    other = Deck(ref.ids, ref.pips, ref.index_box, ref.px_per_mm, ref.faces[::-1], ref.back)
+    dataset.make_cls(12, 3, [ref, other])
+    assert {id(d) for d in used} == {id(ref), id(other)}
+    used.clear()
+    dataset.make_det(3, 4, ref)
+    assert all(d is ref for d in used)
