@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import os
+import re
 import sqlite3
 import stat
 
@@ -403,6 +405,11 @@ def test_a_full_disk_keeps_the_form_the_player_typed(player, table):
     assert r.status_code == 503 and "read-only" in r.text, r.text[:300]
     assert 'name="card_points" value="47"' in r.text and 'action="/hands"' in r.text
     assert store.hands(1) == []
+    # The storage is writable again: the page's "Try again" sends what was typed, and the hand is saved.
+    kept = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">', r.text))
+    assert kept["card_points"] == "47" and kept["csrf"] == player.csrf
+    again = player.post("/hands", data={k: html.unescape(v) for k, v in kept.items()}, follow_redirects=False)
+    assert again.status_code == 303 and [h["hand"]["card_points"] for h in store.hands(1)] == ["47"]
 
 
 def test_healthz_runs_the_integrity_check_at_start_not_on_every_call(table):
