@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from device import handread
 from device.config import TarokcamConfig
 from device.photos import PhotoSaveError, remove_leftovers, rotate_photos, save_photo, sweep_orphans
 from device.sdnotify import Notifier
@@ -388,6 +389,10 @@ class TableService:
             (self.photos_dir / photo).unlink(missing_ok=True)  # no photo without its row
             log.error("capture not stored: %s", exc)
             raise CaptureStoreError(f"cannot store the capture: {exc}") from exc
+        try:
+            handread.save_pile(self.store, capture_id, getattr(self, "_pile", None))
+        except Exception as exc:  # noqa: BLE001 -- the capture stands; its hand read is only help
+            log.error("capture %d: pile read not stored: %s", capture_id, exc)
         self._last_capture_at = time.time()
         log.info("capture %d: %s, %d cards%s", capture_id, photo, len(recognitions),
                  f" ({error})" if error else "")
@@ -396,18 +401,25 @@ class TableService:
     def _recognise(self, image: np.ndarray) -> tuple[list[dict], str | None]:
         if self._recogniser is None:  # the photo is kept; the players add its cards by hand
             return [], f"no recognition: model {self._model_message}"
+        self._pile = None
         try:
-            found = self._recogniser.recognise(image)
+            # The hand reader's pile read (every index with its doubts) when the evening's game is known;
+            # the capture's card list is its likeliest reading.
+            current = getattr(self.store, "current_session", None)
+            session = current() if current else None
+            if session is not None:
+                found, self._pile = handread.read_photo(self._recogniser, image, session["game"])
+            else:
+                found = [r.to_json() for r in self._recogniser.recognise(image)]
         except Exception as exc:  # keep the photo: players can still enter the cards by hand
             log.exception("recognition failed")
             self._model_error = f"last recognition failed: {exc}"
             return [], f"recognition failed: {exc}"
         self._model_error = None
         out = []
-        for rec in found:
-            item = rec.to_json()
+        for item in found:
             if self._calibration is not None:
-                item["side"] = self._side_of(rec.quad)
+                item["side"] = self._side_of(item["quad"])
             out.append(item)
         if self._calibration is not None:
             self._check_alignment(image)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 
+from device import handread
 from device.storage import SIDES, Store
 from device.web import scoring_adapter as rules
 
@@ -134,6 +135,10 @@ def piles_view(store: Store, session: dict) -> dict:
         rest_side = "declarer" if piles["declarer"] is None else "defenders"
         other = "defenders" if rest_side == "declarer" else "declarer"
         piles[rest_side] = rules.rest_of_deck(game_id, piles[other])
+    # The hand reader reads both piles as one hand against the deck; its cards count, its questions come first.
+    read = handread.hand_read(store, session, state)
+    if read is not None:
+        piles = {side: read["sides"][side]["cards"] if piles[side] is not None else None for side in SIDES}
     sides = {}
     for side in SIDES:
         points, error = rules.count(game_id, piles[side]) if piles[side] is not None else (None, None)
@@ -162,4 +167,7 @@ def piles_view(store: Store, session: dict) -> dict:
         "state": state,
         "next_side": next((s for s in SIDES if piles[s] is None), None),
         "unassigned": unassigned,
+        "questions": read["questions"] if read else [],
+        "settled": bool(read and read["settled"]),
+        "unsure": {s: read["sides"][s]["unsure"] for s in SIDES} if read else {},
     }

@@ -1,0 +1,141 @@
+"""The hand reader at the table: each photo's pile read kept beside its capture, both piles decoded as one hand,
+and the players' answers to its questions.
+
+A capture's pile read (vision.hand.PileRead as JSON) lives in the store's meta table under `pile.<capture id>`;
+the answers for the hand being counted under `answers.<evening>.<after capture>` (so they end with the hand).
+A capture the players corrected by hand counts as they left it: its corrected and added cards are sure reads,
+its removed cards are gone, and its other cards keep the recogniser's doubts.
+"""
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+import numpy as np
+
+from device.storage import SIDES, Store
+
+log = logging.getLogger(__name__)
+SURE = 0.999
+
+
+def pile_key(capture_id: int) -> str:
+    return f"pile.{capture_id}"
+
+
+def read_photo(recogniser: Any, image: np.ndarray, game_id: str) -> tuple[list[dict], dict | None]:
+    """The capture's recognitions and its pile read (None for a recogniser that only reads cards)."""
+    import scoring
+    from vision.hand import HandReader
+
+    if not (hasattr(recogniser, "detect") and hasattr(recogniser, "classify")):
+        return [r.to_json() for r in recogniser.recognise(image)], None
+    pile = HandReader(recogniser).read_pile(image, scoring.find_game(game_id))
+    return recognitions_of(pile), pile.to_json()
+
+
+def recognitions_of(pile) -> list[dict]:
+    """One card per read of the photo, its likeliest card; a card read twice is flagged the second time."""
+    out, seen = [], set()
+    for k, s in enumerate(pile.sightings):
+        card, p = next(((c, q) for c, q in s.likely if c != "none"), (None, 0.0))
+        if card is None:
+            continue
+        out.append({"id": card, "confidence": round(p, 4), "pips": s.pips,
+                    "quad": [[round(x, 1), round(y, 1)] for x, y in s.quad],
+                    "flagged": p < 0.9 or card in seen, "sighting": k})
+        seen.add(card)
+    return out
+
+
+def save_pile(store: Store, capture_id: int, pile: dict | None) -> None:
+    if pile is not None:
+        store.set_meta(pile_key(capture_id), json.dumps(pile))
+
+
+def _answers_key(session_id: int, after: int) -> str:
+    return f"answers.{session_id}.{after}"
+
+
+def answers(store: Store, session: dict, after: int) -> list[dict]:
+    raw = store.meta(_answers_key(session["id"], after))
+    return json.loads(raw) if raw else []
+
+
+def add_answer(store: Store, session: dict, after: int, answer: dict) -> None:
+    """Keep an answer (which_card: side, sighting, card; which_pile: card, side); a newer one about the same
+    read or card replaces the older."""
+    old = [a for a in answers(store, session, after)
+           if (a["kind"], a.get("side") if a["kind"] == "which_card" else None, a.get("sighting"), a.get("card")
+               if a["kind"] == "which_pile" else None) !=
+           (answer["kind"], answer.get("side") if answer["kind"] == "which_card" else None, answer.get("sighting"),
+            answer.get("card") if answer["kind"] == "which_pile" else None)]
+    store.set_meta(_answers_key(session["id"], after), json.dumps(old + [answer]))
+
+
+def _pile_of(store: Store, capture: dict):
+    """The capture's pile read with the players' corrections applied, or None when it has none stored."""
+    from vision.hand import PileRead, Sighting
+
+    raw = store.meta(pile_key(capture["id"]))
+    if raw is None:
+        return None
+    pile = PileRead.from_json(json.loads(raw))
+    if not store.corrections(capture["id"]):
+        return pile
+    kept = []
+    for card in capture["cards"]:
+        if card["removed"]:
+            continue
+        k = card.get("sighting")
+        if card["source"] == "model" and k is not None and k < len(pile.sightings):
+            kept.append(pile.sightings[k])
+            continue
+        quad = np.array(card.get("quad") or [[0, 0], [1, 0], [1, 1], [0, 1]], float)
+        top, bottom = (quad[0] + quad[1]) / 2, (quad[2] + quad[3]) / 2
+        up = top - bottom
+        height = float(np.hypot(*up)) or 1.0
+        kept.append(Sighting(tuple(quad.mean(0)), tuple(up / height), height,
+                             ((card["id"], SURE), ("none", 1 - SURE)), int(card.get("pips") or 0), 1.0))
+    pile.sightings = kept
+    pile.gaps = []      # the players looked at this pile
+    return pile
+
+
+def hand_read(store: Store, session: dict, state: dict) -> dict | None:
+    """The hand being counted, read as one hand: {"sides": {side: {"cards", "points"}}, "questions",
+    "settled", "json"}; None when a photographed side has no pile read (manual cards, a fake recogniser)."""
+    import scoring
+    from vision.hand import Answer, HandReader
+
+    game = scoring.find_game(session["game"])
+    piles = {}
+    for side in SIDES:
+        cid = state.get(f"{side}_capture")
+        if cid is None:
+            continue
+        pile = _pile_of(store, store.get_capture(cid))
+        if pile is None:
+            return None
+        piles[side] = pile
+    rest = None
+    if len(piles) == 1 and state.get("rest_is_theirs"):
+        rest = next(s for s in SIDES if s not in piles)
+    if not piles or (len(piles) == 1 and rest is None):
+        return None
+    given = [Answer(a["kind"], a["side"], a["card"], a.get("sighting"))
+             for a in answers(store, session, state["after_capture"])]
+    try:
+        hand = HandReader(None).decode(game, piles, rest=rest, answers=given)
+    except ValueError as exc:
+        log.warning("hand reader: %s", exc)
+        return None
+    return {
+        "sides": {s: {"cards": v.ids(), "unsure": [c.card_id for c in v.cards if c.unsure],
+                      "points": game.format(v.card_points) if v.card_points is not None else None}
+                  for s, v in hand.sides.items()},
+        "questions": [q.to_json() for q in hand.questions],
+        "settled": hand.settled,
+        "json": hand.to_json(game),
+    }

@@ -1,0 +1,160 @@
+"""The hand reader at the table: both piles' reads decoded as one hand, its questions on the Capture page,
+answered with one tap (form) or through the API, and the Card Points once nothing is open."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import scoring
+from device import handread
+from vision.hand import PileRead, Sighting
+
+GAME = scoring.find_game("slovenian")
+
+
+def seen(card, p=0.995, others=(), x=0.0, pips=None):
+    likely = ((card, p),) + tuple(others)
+    rest = max(0.0, 1 - sum(q for _, q in likely))
+    return Sighting((40.0 + x, 60.0), (0.0, -1.0), 50.0,
+                    tuple(sorted(likely + (("none", rest),), key=lambda t: -t[1])),
+                    scoring.card(card).pips if pips is None else pips, 0.9)
+
+
+@pytest.fixture
+def reads(table):
+    """Make the fake controller store a pile read with each capture, as the service does."""
+    _, store, controller, _ = table
+    queue: list[PileRead] = []
+    plain_capture = controller.capture
+
+    def capture(side=None):
+        pile = queue.pop(0)
+        cid = plain_capture(side)
+        store._write("UPDATE captures SET recognitions = ? WHERE id = ?",
+                     (__import__("json").dumps(handread.recognitions_of(pile)), cid))
+        handread.save_pile(store, cid, pile.to_json())
+        return cid
+
+    controller.capture = capture
+    return queue
+
+
+def deal(k=26, seed=0):
+    ids = [c.id for c in GAME.deck]
+    order = [ids[i] for i in np.random.default_rng(seed).permutation(len(ids))]
+    return order[:k], order[k:]
+
+
+def pile(sightings):
+    return PileRead((320, 240), list(sightings))
+
+
+def shoot(player, side):
+    r = player.post("/api/captures", json={"side": side})
+    assert r.status_code == 200, r.text
+    return r.json()["id"]
+
+
+def test_a_hand_read_surely_is_settled_and_counted(player, reads):
+    dec, dfn = deal()
+    reads += [pile(seen(c) for c in dec), pile(seen(c) for c in dfn)]
+    shoot(player, "declarer")
+    shoot(player, "defenders")
+    hand = player.get("/api/hand").json()
+    assert hand["settled"] and hand["questions"] == []
+    view = player.get("/api/piles").json()
+    assert view["sides"]["declarer"]["points"] == GAME.format(GAME.count(dec))
+    page = player.get("/capture").text
+    assert 'id="hand-settled"' in page
+
+
+def test_a_lost_pagat_is_asked_on_the_page_and_one_tap_settles_it(player, reads):
+    dec, dfn = deal(seed=1)
+    dec, dfn = [c for c in dec if c != "T1"] + ["T1"], [c for c in dfn if c != "T1"]
+    reads += [pile(seen(c) for c in dec if c != "T1"), pile(seen(c) for c in dfn)]
+    shoot(player, "declarer")
+    shoot(player, "defenders")
+    hand = player.get("/api/hand").json()
+    assert [(q["kind"], q["card"]) for q in hand["questions"]] == [("which_pile", "T1")]
+    page = player.get("/capture").text
+    assert "The Pagat was not found: which pile is it in?" in page
+    assert page.index('id="hand-questions"') < page.index('id="next-photo"')   # questions first
+    r = player.post("/hand/answer", data={"csrf": player.csrf, "kind": "which_pile", "side": "declarer",
+                                          "card": "T1"}, follow_redirects=False)
+    assert r.status_code == 303
+    hand = player.get("/api/hand").json()
+    assert hand["settled"]
+    assert "T1" in hand["sides"]["declarer"]["cards"]
+    assert player.get("/api/piles").json()["sides"]["declarer"]["points"] == GAME.format(GAME.count(dec))
+
+
+def test_a_doubt_that_changes_the_score_is_answered_through_the_api(player, reads):
+    dec, dfn = deal(seed=2)
+    dec = [c for c in dec if c not in ("HK", "HQ")] + ["HK"]
+    dfn = [c for c in dfn if c not in ("HK", "HQ")] + ["HQ"]
+    # The Declarer's King reads as King or Queen, and the Defenders' Queen is not read at all.
+    reads += [pile([seen(c) for c in dec if c != "HK"] + [seen("HK", 0.55, (("HQ", 0.4),), pips=4)]),
+              pile(seen(c) for c in dfn if c != "HQ")]
+    shoot(player, "declarer")
+    shoot(player, "defenders")
+    questions = player.get("/api/hand").json()["questions"]
+    which = next(q for q in questions if q["kind"] == "which_card")
+    assert set(which["choices"]) >= {"HK", "HQ"}
+    bad = player.post("/api/hand/answers", json={"kind": "which_card", "side": "declarer", "card": "T5",
+                                                 "sighting": which["sighting"]})
+    assert bad.status_code == 422 and "not one of the choices" in bad.text, bad.text
+    r = player.post("/api/hand/answers", json={"kind": "which_card", "side": "declarer", "card": "HK",
+                                               "sighting": which["sighting"]})
+    assert r.status_code == 200, r.text
+    assert "HK" in r.json()["sides"]["declarer"]["cards"]
+    assert not any(q["kind"] == "which_card" for q in r.json()["questions"])
+    if r.json()["questions"]:   # where the lost Queen lies may still change the score
+        r = player.post("/api/hand/answers", json={"kind": "which_pile", "side": "defenders", "card": "HQ"})
+    assert r.json()["settled"] and "HQ" in r.json()["sides"]["defenders"]["cards"]
+    again = player.post("/api/hand/answers", json={"kind": "which_card", "side": "declarer", "card": "HQ",
+                                                   "sighting": which["sighting"]})
+    assert again.status_code == 409     # answered already: no longer open
+
+
+def test_answers_need_the_pin_and_a_known_card(anon, player, reads):
+    dec, dfn = deal(seed=3)
+    reads += [pile(seen(c) for c in dec if c != "T21"), pile(seen(c) for c in dfn)]
+    shoot(player, "declarer")
+    shoot(player, "defenders")
+    body = {"kind": "which_pile", "side": "declarer", "card": "T21"}
+    assert anon.post("/api/hand/answers", json=body).status_code == 401
+    assert player.post("/api/hand/answers", json={**body, "card": "ZZ9"}).status_code == 422
+    assert player.post("/api/hand/answers", json={**body, "extra": 1}).status_code == 422
+
+
+def test_a_hand_correction_counts_as_a_sure_read(player, reads):
+    dec, dfn = deal(seed=4)
+    dec = [c for c in dec if c not in ("HK", "HQ")] + ["HK"]
+    dfn = [c for c in dfn if c not in ("HK", "HQ")] + ["HQ"]
+    doubtful = [seen(c) for c in dec if c != "HK"] + [seen("HK", 0.55, (("HQ", 0.4),), pips=4)]
+    reads += [pile(doubtful), pile(seen(c) for c in dfn if c != "HQ")]
+    cid = shoot(player, "declarer")
+    shoot(player, "defenders")
+    assert player.get("/api/hand").json()["questions"]
+    cards = player.get(f"/api/captures/{cid}").json()["cards"]
+    k = next(i for i, c in enumerate(cards) if c["id"] == "HK")
+    assert player.put(f"/api/captures/{cid}/cards/{k}", json={"card": "HK"}).status_code == 200
+    hand = player.get("/api/hand").json()
+    assert "HK" in hand["sides"]["declarer"]["cards"]
+    assert not any(q["kind"] == "which_card" for q in hand["questions"])
+
+
+def test_rest_is_theirs_decodes_one_pile_against_the_deck(player, reads):
+    dec, dfn = deal(seed=5)
+    reads += [pile(seen(c) for c in dec)]
+    shoot(player, "declarer")
+    assert player.put("/api/hand-state", json={"rest_is_theirs": True}).status_code == 200
+    hand = player.get("/api/hand").json()
+    assert hand["settled"] and sorted(hand["sides"]["defenders"]["cards"]) == sorted(dfn)
+
+
+def test_no_pile_read_means_no_hand_read(player, table):
+    player.post("/api/captures", json={"side": "declarer"})
+    hand = player.get("/api/hand").json()
+    assert hand["sides"] is None and not hand["settled"]
