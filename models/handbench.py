@@ -3,6 +3,8 @@
     python -m models.handbench --hands 200 --seed 70000 --cache /tmp/hands [--json rows.json]
     python -m models.handbench --render-only --hands 200 --seed 70000 --cache /tmp/hands --workers 2
 
+With --renderer holdout the hands are drawn by the independent renderer (models/holdout) instead.
+
 A hand is a shuffled 54-card deck (every third hand the 42-card Hungarian one) split into the Declarer's
 tricks and the Defenders', each side's pile rendered as its own photo by the training generator
 (models/synth.py) with a seed range that training never uses (training: 0-99, evaluation photos: 1000+;
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -65,19 +68,65 @@ def hand_photos(seed: int, i: int, deck: Deck) -> tuple[dict, dict[str, np.ndarr
     return truth, photos
 
 
+def holdout_hand_photos(seed: int, i: int, faces: Path | None = None) -> tuple[dict, dict[str, np.ndarray]]:
+    """Hand i drawn by the independent hold-out renderer (models/holdout, written apart from models/synth.py):
+    its own deal, pile styles, camera, light and sensor, one photo per side."""
+    from models.holdout import render as hr
+    from models.holdout import scene as hs
+
+    renderer = _holdout_renderer(faces)
+    rng = np.random.default_rng([seed, i])
+    deal = hs.random_deal(rng, renderer.deck)
+    photos, truth = {}, {"deck": deal.deck_size, "game": GAME_FOR_DECK[deal.deck_size],
+                         "piles": {"declarer": list(deal.declarer), "defenders": list(deal.defenders)},
+                         "sizes": {}, "renderer": "holdout"}
+    for side in SIDES:
+        size = HOLDOUT_SIZES[int(rng.integers(len(HOLDOUT_SIZES)))]
+        for attempt in range(40):
+            cards, styles = hs._lay_piles(rng, [(side, getattr(deal, side))], compact=attempt >= 15)
+            pts = np.concatenate([c.pose.corners(hs.CARD_RECT) for c in cards])
+            cam = hs._fit_camera(rng, pts, size, False)
+            if cam is not None:
+                break
+        else:
+            raise RuntimeError(f"hand {i}: no camera pose fits {side}'s {len(cards)} cards")
+        scene = hs.Scene(deal, (side,), tuple(styles), cards, cam)
+        scene.clutter = hs._clutter(rng, scene, False)
+        chroma = rng.uniform(0, 0.0015)
+        margin = cam.lens_margin(chroma)
+        canvas, _light = hr._Drawing(renderer, scene, rng, cam.padded(margin)).draw()
+        photos[side] = hr._camera_pipeline(rng, canvas, cam, margin, chroma)
+        truth["sizes"][side] = list(size)
+    return truth, photos
+
+
+HOLDOUT_SIZES = ((1640, 1232), (2028, 1520), (2304, 1296), (4056, 3040), (4608, 2592))
+_HOLDOUT: dict = {}
+
+
+def _holdout_renderer(faces):
+    from models.holdout.render import HoldoutRenderer
+
+    if faces not in _HOLDOUT:
+        _HOLDOUT[faces] = HoldoutRenderer(faces)
+    return _HOLDOUT[faces]
+
+
 def _render_job(job) -> int:
-    seed, i, cache, faces = job
-    deck = Deck.load(Path(faces))
-    truth, photos = hand_photos(seed, i, deck)
+    seed, i, cache, faces, renderer = job
+    if renderer == "holdout":
+        truth, photos = holdout_hand_photos(seed, i)
+    else:
+        truth, photos = hand_photos(seed, i, Deck.load(Path(faces)))
     for side, img in photos.items():
         cv2.imwrite(str(cache / f"{i:04d}-{side}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 95])
     (cache / f"{i:04d}.json").write_text(json.dumps(truth))
     return i
 
 
-def render_all(seed: int, n: int, cache: Path, faces: Path, workers: int) -> None:
+def render_all(seed: int, n: int, cache: Path, faces: Path, workers: int, renderer: str = "synth") -> None:
     cache.mkdir(parents=True, exist_ok=True)
-    jobs = [(seed, i, cache, str(faces)) for i in range(n) if not (cache / f"{i:04d}.json").exists()]
+    jobs = [(seed, i, cache, str(faces), renderer) for i in range(n) if not (cache / f"{i:04d}.json").exists()]
     t0 = time.time()
     if workers <= 1:
         for k, job in enumerate(jobs):
@@ -174,13 +223,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--faces", type=Path, default=FACES_DIR)
     ap.add_argument("--model", type=Path, default=None)
     ap.add_argument("--workers", type=int, default=1, help="rendering processes")
+    ap.add_argument("--renderer", choices=("synth", "holdout"), default="synth",
+                    help="synth: the training generator (other seeds); holdout: the independent renderer")
     ap.add_argument("--render-only", action="store_true")
     ap.add_argument("--no-baseline", action="store_true", help="skip timing plain recognition of the photos")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--reuse-reads", action="store_true",
                     help="keep each photo's pile read beside it and reuse it (to try decoder settings; no timing)")
     args = ap.parse_args(argv)
-    render_all(args.seed, args.start + args.hands, args.cache, args.faces, args.workers)
+    render_all(args.seed, args.start + args.hands, args.cache, args.faces, args.workers, args.renderer)
     if args.render_only:
         return 0
     from vision import Recogniser
@@ -212,6 +263,7 @@ def main(argv: list[str] | None = None) -> int:
                  f" wrong {sum(r['settled'] and not r['right'] for r in done)}"
                  f" q {sum(r['questions'] for r in done)}")
     summary = summarise(rows)
+    summary["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     print(json.dumps(summary, indent=1))
     if args.json:
         args.json.write_text(json.dumps({"summary": summary, "hands": rows}, indent=1))
