@@ -46,9 +46,9 @@ def server():
     thread.join(10)
 
 
-def get(port: int, headers: str = "", timeout: float = 5.0) -> tuple[float, bytes]:
+def get(port: int, headers: str = "", timeout: float = 5.0, source: str = "127.0.0.1") -> tuple[float, bytes]:
     t0 = time.monotonic()
-    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout, source_address=(source, 0)) as s:
         s.sendall(f"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n{headers}\r\n".encode())
         data = b""
         while chunk := s.recv(65536):
@@ -114,6 +114,51 @@ def test_a_connection_being_served_is_never_evicted(server):
         finally:
             for s in flood:
                 s.close()
+
+
+def slow_requests(port: int, sources: list[str]) -> list[socket.socket]:
+    socks = []
+    for source in sources:
+        s = socket.create_connection(("127.0.0.1", port), source_address=(source, 0))
+        s.sendall(b"GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+        socks.append(s)
+        time.sleep(0.02)
+    return socks
+
+
+def answered(sock: socket.socket) -> bool:
+    try:
+        return read_response(sock, 6.0).startswith(b"HTTP/1.1 200")
+    except OSError:
+        return False
+
+
+def test_one_address_holds_at_most_its_share_even_of_busy_connections(server):
+    port, protocol = server
+    socks = slow_requests(port, ["127.0.0.66"] * 10)  # ten streams from one device; its share is 4
+    try:
+        elapsed, data = min(get(port, source="127.0.0.7") for _ in range(3))
+        assert data.startswith(b"HTTP/1.1 200") and elapsed < 1.0
+        served = [answered(s) for s in socks]
+        assert sum(served) == protocol.max_per_client == 4, served
+    finally:
+        for s in socks:
+            s.close()
+
+
+def test_a_table_full_of_busy_connections_still_lets_a_newcomer_in(server):
+    port, _ = server
+    sources = [f"127.0.0.{100 + i}" for i in range(5) for _ in range(4)]  # 5 devices x 4 = the cap of 20
+    socks = slow_requests(port, sources)
+    try:
+        time.sleep(0.2)
+        elapsed, data = min(get(port, source="127.0.0.7") for _ in range(3))
+        assert data.startswith(b"HTTP/1.1 200") and elapsed < 1.0, (elapsed, data[:60])
+        served = [answered(s) for s in socks]
+        assert 15 <= sum(served) < 20, served  # the biggest holders each gave up their oldest
+    finally:
+        for s in socks:
+            s.close()
 
 
 def test_a_client_cannot_claim_another_address(server):
