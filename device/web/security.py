@@ -4,6 +4,11 @@ Anyone on the table's network may look (GET). A change needs either the PIN in t
 `X-Tarokcam-Pin` header (API clients; a custom header cannot be sent cross-site without CORS, so
 no CSRF token is needed), or a logged-in session cookie plus the session's CSRF token (form field
 `csrf` or header `X-CSRF-Token`) and, when the browser says where it comes from, the same origin.
+
+Wrong PINs pause the client that typed them, longer with each one (`PinGate`), under a slow table-wide
+ceiling that never holds back a client who has not typed a wrong PIN. Each login has its own id (`Logins`),
+which logout and a PIN change revoke. The signing secret lives in its own 0600 file (`load_secret`). Host
+headers must be an IP address or one of the table's names (`host_allowed`: DNS rebinding).
 """
 
 from __future__ import annotations
