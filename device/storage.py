@@ -450,6 +450,9 @@ def _check_evening(players: list[str], tariffs: dict | None) -> None:
         raise StoreError("tariffs: a value is NaN or infinite; use a plain number") from None
 
 
+check_evening = _check_evening   # the settings form runs the same checks before it asks the store
+
+
 def _check_side(side: str | None) -> None:
     if side is not None and side not in SIDES:
         raise StoreError(f"side {side!r}: expected 'declarer', 'defenders' or none")

@@ -41,6 +41,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=3, help="runs per photo")
     ap.add_argument("--model", type=Path, default=None)
     ap.add_argument("--make", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--hand", action="store_true",
+                    help="time the hand reader on pairs of photos (both read as one hand) against recognising "
+                         "the same two photos one by one, in the same run")
     args = ap.parse_args(argv)
     if args.make:
         make_photos(args.make, args.photos)
@@ -52,7 +55,9 @@ def main(argv: list[str] | None = None) -> int:
         t = time.perf_counter()
         rec = Recogniser.load(args.model)
         print(f"model {rec.name}: loaded in {(time.perf_counter() - t) * 1000:.0f} ms")
-        for w, h in SIZES:
+        if args.hand:
+            _hand(rec, Path(tmp), args.runs)
+        for w, h in ([] if args.hand else SIZES):
             stages = {"decode": [], "detect": [], "classify": [], "total": [], "cpu": []}
             cards = candidates = 0
             for path in sorted(Path(tmp).glob(f"{w}x{h}-*.jpg")):
@@ -77,6 +82,36 @@ def main(argv: list[str] | None = None) -> int:
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS of the recognising process: {peak:.0f} MB")
     return 0
+
+
+def _hand(rec, folder: Path, runs: int) -> None:
+    """Pairs of photos of one size as the two piles of a hand: hand reader vs two plain recognitions."""
+    import scoring
+    from vision import read_image
+    from vision.hand import HandReader
+
+    reader, game = HandReader(rec), scoring.find_game("slovenian")
+    for w, h in SIZES:
+        paths = sorted(folder.glob(f"{w}x{h}-*.jpg"))
+        plain, hand, decode = [], [], []
+        for a, b in zip(paths[::2], paths[1::2]):
+            images = [read_image(a), read_image(b)]
+            for _ in range(runs):
+                t0 = time.perf_counter()
+                for img in images:
+                    rec.recognise(img)
+                t1 = time.perf_counter()
+                piles = {"declarer": reader.read_pile(images[0], game), "defenders": reader.read_pile(images[1], game)}
+                t2 = time.perf_counter()
+                reader.decode(game, piles)
+                t3 = time.perf_counter()
+                plain.append((t1 - t0) * 1000)
+                hand.append((t3 - t1) * 1000)
+                decode.append((t3 - t2) * 1000)
+        ratio = float(np.median(np.array(hand) / np.array(plain)))
+        print(f"{w}x{h}: {len(plain)} hands; median ms: two photos recognised {np.median(plain):.1f}, "
+              f"hand read {np.median(hand):.1f} (of it decoding {np.median(decode):.1f}); "
+              f"hand / two photos {ratio:.2f} (target 1.5)")
 
 
 if __name__ == "__main__":

@@ -92,3 +92,31 @@ def test_nan_and_infinite_tariffs_are_refused(tariffs):
 ])
 def test_csv_cells_that_would_run_as_formulas_are_quoted(value, cell):
     assert validate.csv_cell(value) == cell
+
+
+@pytest.mark.parametrize("field,data,words", [
+    ("players", {"players": "Ana\nB\u202eob\nCene\nDora"}, "control"),
+    ("players", {"players": "Ana\n=cmd()\nCene\nDora"}, "spreadsheet"),
+    ("tariffs", {"tariffs": "radli = nan"}, "finite"),
+])
+def test_settings_form_refuses_what_the_store_refuses_and_keeps_the_form(player, field, data, words):
+    form = {"csrf": player.csrf, "players": "Ana\nBor\nCene\nDora", "game": "slovenian", "system": "simplified",
+            **data}
+    r = player.post("/settings", data=form)
+    assert r.status_code == 422, r.text[:300]
+    assert f'data-field="{field}"' in r.text and words in r.text.lower()
+
+
+def test_a_lowercase_card_correction_is_stored_upper_cased(player, table):
+    cid = player.post("/api/captures", json={"side": "declarer"}).json()["id"]
+    r = player.put(f"/api/captures/{cid}/cards/0", json={"card": "t1"})
+    assert r.status_code == 200
+    assert r.json()["capture"]["cards"][0]["id"] == "T1"
+
+
+def test_csv_export_quotes_every_cell_through_csv_row(player, table, monkeypatch):
+    from device.web.routers import sheet as sheet_router
+    seen = []
+    monkeypatch.setattr(sheet_router, "csv_row", lambda values: seen.append(list(values)) or list(values))
+    assert player.get("/sheet.csv").status_code == 200
+    assert seen and seen[0][0] == "hand"

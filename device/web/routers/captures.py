@@ -30,7 +30,7 @@ class CardBody(BaseModel):
     def known_card(cls, value: str) -> str:
         if rules.card_pips(value) is None:
             raise ValueError(f"unknown card {value!r}")
-        return value
+        return value.strip().upper()
 
 
 class VersionBody(BaseModel):

@@ -9,7 +9,8 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import RedirectResponse
 
-from device.web import events
+from device.storage import StoreError, check_evening
+from device.web import events, validate
 from device.web import scoring_adapter as rules
 from device.web.deps import Ctx, Evening, WebContext, render, require_write
 from device.web.routers.health import all_ok
@@ -122,6 +123,10 @@ def parse_settings(form) -> dict:
         )
     if len(set(players)) != len(players):
         raise SettingsError("players", "a name appears twice")
+    try:   # the store's own checks, here too, so the form is shown again with the reason
+        players = validate.player_names(players)
+    except ValueError as exc:
+        raise SettingsError("players", str(exc).split(": ", 1)[-1]) from None
     system = form.get("system", "")
     if system not in rules.SYSTEMS:
         raise SettingsError("system", f"expected one of {', '.join(rules.SYSTEMS)}")
@@ -142,6 +147,14 @@ def parse_settings(form) -> dict:
         node[leaf] = _number(value.strip())
         lines.setdefault(key.strip(), n)
     _apply_options(form, game, tariffs)
+    try:
+        validate.finite_tariffs(tariffs)
+        check_evening(players, tariffs)
+    except StoreError as exc:
+        field, _, message = str(exc).partition(": ")
+        raise SettingsError(field if field in ("players", "tariffs") else "players", message) from None
+    except ValueError as exc:
+        raise SettingsError("tariffs", str(exc).removeprefix("tariffs.")) from None
     try:
         rules.check_options(game.id, tariffs)
     except ValueError as exc:

@@ -13,6 +13,7 @@ from device.web import chart
 from device.web import scoring_adapter as rules
 from device.web.deps import Ctx, Evening, WebContext, render
 from device.web.evening import build_sheet, end_lines
+from device.web.validate import csv_row
 
 router = APIRouter(tags=["sheet"])
 
@@ -70,10 +71,11 @@ def sheet_csv(c: Ctx, session: Evening, system: str | None = None, evening: int 
     players = session["players"]
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(["hand", "declarer", "partner", "contract", *players, *[f"{p} total" for p in players]])
+    writer.writerow(csv_row(["hand", "declarer", "partner", "contract", *players,
+                             *[f"{p} total" for p in players]]))
     for i, row in enumerate(sheet["rows"], start=1):
         hand = row["stored"]["hand"]
-        writer.writerow(
+        writer.writerow(csv_row(
             [
                 i,
                 hand.get("declarer"),
@@ -82,9 +84,9 @@ def sheet_csv(c: Ctx, session: Evening, system: str | None = None, evening: int 
                 *[row["scores"].get(p, 0) for p in players],
                 *[row["totals"].get(p, 0) for p in players],
             ]
-        )
+        ))
     writer.writerow(
-        ["total", "", "", "", *["" for _ in players], *[sheet["totals"].get(p, 0) for p in players]]
+        csv_row(["total", "", "", "", *["" for _ in players], *[sheet["totals"].get(p, 0) for p in players]])
     )
     name = f"tarokcam-evening-{session['id']}-{system}.csv"
     return Response(
