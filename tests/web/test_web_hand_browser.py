@@ -1,0 +1,95 @@
+"""In headless Chromium at phone size: the hand reader's questions come first on the Capture page, each is
+answered with one tap on a card picture or a pile, and the Card Points show once nothing is open."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+from test_web_browser import check_phone_page, phone, server, tap  # noqa: F401 (server is a fixture)
+from web_doubles import BROWSER_MARKS, log_in
+
+import scoring
+from device import handread
+from vision.hand import PileRead, Sighting
+
+pytestmark = BROWSER_MARKS
+GAME = scoring.find_game("slovenian")
+
+
+def seen(card, p=0.995, others=(), pips=None, x=40.0):
+    likely = ((card, p),) + tuple(others)
+    rest = max(0.0, 1 - sum(q for _, q in likely))
+    return Sighting((x, 60.0), (0.0, -1.0), 50.0, tuple(sorted(likely + (("none", rest),), key=lambda t: -t[1])),
+                    scoring.card(card).pips if pips is None else pips, 0.9)
+
+
+def test_questions_first_one_tap_each_then_card_points(browser, server):  # noqa: F811
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    base, store, controller = server
+    ids = [c.id for c in GAME.deck]
+    order = [ids[i] for i in np.random.default_rng(3).permutation(len(ids))]
+    dec = [c for c in order[:26] if c not in ("T1", "HK", "HQ")] + ["T1", "HK"]
+    dfn = [c for c in order[26:] if c not in ("T1", "HK", "HQ")] + ["HQ"]
+    piles = [PileRead((320, 240), [seen(c, x=20.0 * i) for i, c in enumerate(dec) if c not in ("T1", "HK")]
+                      + [seen("HK", 0.55, (("HQ", 0.4),), pips=4)]),
+             PileRead((320, 240), [seen(c, x=20.0 * i) for i, c in enumerate(dfn) if c != "HQ"])]
+    plain = controller.capture
+
+    def capture(side=None):
+        pile = piles.pop(0)
+        cid = plain(side)
+        store._write("UPDATE captures SET recognitions = ? WHERE id = ?",
+                     (json.dumps(handread.recognitions_of(pile)), cid))
+        handread.save_pile(store, cid, pile.to_json())
+        return cid
+
+    controller.capture = capture
+    wait = WebDriverWait(browser, 15)
+    phone(browser, 390)
+    log_in(browser, base, wait)
+    for side in ("declarer", "defenders"):
+        r = browser.execute_script(
+            "return fetch('/api/captures', {method: 'POST', headers: {'Content-Type': 'application/json',"
+            " 'X-CSRF-Token': document.querySelector('input[name=csrf]').value}, body: JSON.stringify({side:"
+            f" '{side}'}})}}).then(r => r.status)")
+        assert r == 200
+    browser.get(f"{base}/capture")
+    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, ".hand-question")))
+    page = browser.page_source
+    assert page.index("hand-questions") < page.index("next-photo")
+    assert "The Pagat was not found: which pile is it in?" in page
+    check_phone_page(browser, "Capture with the hand's questions")
+    taps = 0
+    for _ in range(6):   # bounded: each tap answers one question
+        questions = browser.find_elements(By.CSS_SELECTOR, ".hand-question")
+        if not questions:
+            break
+        text = questions[0].text
+        if "Pagat" in text:
+            tap(browser, wait, ".hand-question:first-of-type button.choice")        # the Declarer's pile
+        elif "which pile" in text:
+            q = questions[0]
+            card = q.find_element(By.CSS_SELECTOR, "input[name=card]").get_attribute("value")
+            want = "declarer" if card in dec else "defenders"
+            tap(browser, wait, f".hand-question:first-of-type input[value={want}] ~ button")
+        else:
+            # "Is this the King of Hearts or the Queen of Hearts?": the King, one tap on its picture
+            assert q_has_faces(questions[0])
+            tap(browser, wait, ".hand-question:first-of-type input[name=card][value=HK] ~ button")
+        taps += 1
+        before = len(questions)
+        wait.until(lambda b, before=before: len(b.find_elements(By.CSS_SELECTOR, ".hand-question")) < before
+                   or b.find_elements(By.ID, "hand-settled"))
+    assert browser.find_elements(By.ID, "hand-settled"), "questions still open after the taps"
+    assert 1 <= taps <= 3
+    shown = browser.find_element(By.ID, "pile-declarer").text
+    assert GAME.format(GAME.count(dec)) in shown
+
+
+def q_has_faces(question) -> bool:
+    from selenium.webdriver.common.by import By
+    return bool(question.find_elements(By.CSS_SELECTOR, "img[src^='/cards/']"))
