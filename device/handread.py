@@ -64,14 +64,20 @@ def answers(store: Store, session: dict, after: int) -> list[dict]:
 
 
 def add_answer(store: Store, session: dict, after: int, answer: dict) -> None:
-    """Keep an answer (which_card: side, sighting, card; which_pile: card, side); a newer one about the same
-    read or card replaces the older."""
-    old = [a for a in answers(store, session, after)
-           if (a["kind"], a.get("side") if a["kind"] == "which_card" else None, a.get("sighting"), a.get("card")
-               if a["kind"] == "which_pile" else None) !=
-           (answer["kind"], answer.get("side") if answer["kind"] == "which_card" else None, answer.get("sighting"),
-            answer.get("card") if answer["kind"] == "which_pile" else None)]
+    """Keep an answer (which_card: side, sighting, card; which_pile: card, side; count: side, yes / no); a
+    newer one about the same read, card or pile replaces the older."""
+    old = [a for a in answers(store, session, after) if _about(a) != _about(answer)]
     store.set_meta(_answers_key(session["id"], after), json.dumps(old + [answer]))
+
+
+def _about(answer: dict) -> tuple:
+    """What an answer is about: the read (which_card), the card (which_pile), or the pile (count)."""
+    kind = answer["kind"]
+    if kind == "which_card":
+        return kind, answer.get("side"), answer.get("sighting")
+    if kind == "which_pile":
+        return kind, answer.get("card")
+    return kind, answer.get("side")
 
 
 def _pile_of(store: Store, capture: dict):

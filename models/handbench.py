@@ -168,6 +168,32 @@ def judge(game, truth_piles: dict[str, list[str]], result) -> dict:
             "wrong_cards": sum(len(set(truth_piles[s]) - set(got[s])) for s in SIDES)}
 
 
+def taps(reader, game, piles, truth_piles: dict[str, list[str]], rest: str | None = None, most: int = 12) -> dict:
+    """Players answering the first open question each time, truthfully, until none is open: how many taps,
+    and whether the hand is then right. A respread question ends it (it needs a new photo)."""
+    from vision.hand import Answer
+
+    answers, n = [], 0
+    result = reader.decode(game, piles, rest=rest)
+    while result.questions and n < most:
+        q = result.questions[0]
+        if q.kind == "respread":
+            break
+        if q.kind == "count":
+            truly = len(truth_piles[q.side]) == int(q.card)
+            answers.append(Answer("count", q.side, "yes" if truly else "no"))
+        elif q.kind == "which_pile":
+            side = next(s for s in SIDES if q.card in truth_piles[s])
+            answers.append(Answer("which_pile", side, q.card))
+        else:
+            card = next((c for c in q.choices if c in truth_piles[q.side]), "none")
+            answers.append(Answer("which_card", q.side, card, q.sighting))
+        n += 1
+        result = reader.decode(game, piles, rest=rest, answers=answers)
+    verdict = judge(game, truth_piles, result)
+    return {"taps": n, "settled": verdict["settled"], "right": verdict["right"]}
+
+
 def summarise(rows: list[dict]) -> dict:
     out = {}
     for deck_size in (54, 42):
@@ -186,6 +212,12 @@ def summarise(rows: list[dict]) -> dict:
                 "unsure_cards_per_hand": round(sum(r["unsure"] for r in sub) / n, 3),
                 "question_kinds": _kinds(sub),
             }
+            tapped = [r[f"taps_{mode}"] for r in rows if r["deck"] == deck_size and f"taps_{mode}" in r]
+            if tapped:
+                out[f"{deck_size}-card {mode}"].update({
+                    "taps_per_hand": round(sum(t["taps"] for t in tapped) / len(tapped), 3),
+                    "right_after_taps": round(sum(t["settled"] and t["right"] for t in tapped) / len(tapped), 4),
+                    "settled_wrong_after_taps": sum(t["settled"] and not t["right"] for t in tapped)})
     ms = [r["ms"] for r in rows if "ms" in r]
     base = [r["photo_ms"] for r in rows if "photo_ms" in r]
     if ms and base:
@@ -255,8 +287,10 @@ def main(argv: list[str] | None = None) -> int:
         both = reader.decode(game, piles)
         row["ms"] = (time.perf_counter() - t) * 1000
         row["both"] = judge(game, truth["piles"], both)
+        row["taps_both"] = taps(reader, game, piles, truth["piles"])
         row["rest"] = judge(game, truth["piles"], reader.decode(game, {"declarer": piles["declarer"]},
                                                                rest="defenders"))
+        row["taps_rest"] = taps(reader, game, {"declarer": piles["declarer"]}, truth["piles"], rest="defenders")
         rows.append(row)
         done = [r["both"] for r in rows]
         progress(i - args.start, args.hands, t0, f"settled+right {sum(r['settled'] and r['right'] for r in done)}"

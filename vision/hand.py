@@ -150,7 +150,8 @@ class HandCard:
 
 @dataclass(frozen=True, slots=True)
 class Question:
-    """A doubt whose answers give different scores. kind: which_card, which_pile or respread."""
+    """A doubt whose answers give different scores. kind: which_card, which_pile, respread, or count (with
+    "the rest is theirs": does the photographed pile hold `card` cards? yes / no)."""
     kind: str
     side: str | None
     choices: tuple[str, ...]
@@ -173,7 +174,8 @@ class Question:
 
 @dataclass(frozen=True, slots=True)
 class Answer:
-    """A player's answer: the read `sighting` of `side` is `card` (which_card), or `card` lies in `side`."""
+    """A player's answer: the read `sighting` of `side` is `card` (which_card), `card` lies in `side`
+    (which_pile), or `card` is "yes" / "no" to the count of `side`'s pile (count)."""
     kind: str
     side: str
     card: str
@@ -725,6 +727,7 @@ class _Decoder:
                 if differ:
                     questions.append(self._which_card(i, world[i], differ))
         questions += self._respreads(questions)
+        questions += self._count_check(world, questions)
         sides = self._sides(world, placements[0], set(alternatives))
         return HandRead(self.game.id, sides, questions, self.rest)
 
@@ -745,6 +748,23 @@ class _Decoder:
         else:
             text = "Is this " + " or ".join(f"the {_name(c)}" for c in shown) + "?"
         return Question("which_card", r.side, choices, text, sighting=r.k, where=r.s.centre)
+
+    def _count_check(self, world: dict[int, str], questions: list[Question]) -> list[Question]:
+        """With "the rest is theirs" a card hidden under another in the photographed pile would count for the
+        other side without a word, and no photo shows it: the players confirm the count once (one tap)."""
+        if self.rest is None or any(q.kind == "respread" for q in questions):
+            return []
+        side = next(s for s in SIDES if s != self.rest)
+        said = [a for a in self.answers if a.kind == "count" and a.side == side]
+        n = sum(1 for i, c in world.items() if c != NOT_A_CARD and self.reads[i].side == side)
+        if said and said[-1].card == "yes":
+            return []
+        if said:
+            return [Question("respread", side, (), f"Spread {SIDE_NAMES[side]} so that every card's corner "
+                             "shows and take the photo again, or photograph the other pile too.")]
+        return [Question("count", side, ("yes", "no"),
+                         f"Does {SIDE_NAMES[side]} hold {n} cards? A card hidden under another would count "
+                         "for the other side.", card=str(n))]
 
     def _respreads(self, questions: list[Question]) -> list[Question]:
         out = []

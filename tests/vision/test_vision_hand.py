@@ -162,10 +162,15 @@ def test_thirds_exact_always_asks_for_a_lost_card():
 
 def test_rest_is_theirs_puts_every_unseen_card_on_the_other_side():
     dec, dfn = split(HUNGARIAN, 18, seed=8)
-    hand = decode(HUNGARIAN, {"declarer": PileRead((2028, 1520), [seen(c) for c in dec])}, rest="defenders")
-    assert hand.questions == []
+    pile = {"declarer": PileRead((2028, 1520), [seen(c) for c in dec])}
+    hand = decode(HUNGARIAN, pile, rest="defenders")
+    # Only the count is asked: a card hidden under another would silently count for the Defenders.
+    assert [(q.kind, q.side, q.card) for q in hand.questions] == [("count", "declarer", "18")]
     assert ids(hand, "declarer") == sorted(dec) and ids(hand, "defenders") == sorted(dfn)
     assert all(not c.unsure for c in hand.sides["defenders"].cards)
+    assert decode(HUNGARIAN, pile, rest="defenders", answers=[Answer("count", "declarer", "yes")]).questions == []
+    again = decode(HUNGARIAN, pile, rest="defenders", answers=[Answer("count", "declarer", "no")]).questions
+    assert [q.kind for q in again] == ["respread"]
 
 
 def test_rest_is_theirs_with_a_hole_in_the_photographed_pile_asks_for_a_respread():

@@ -151,7 +151,13 @@ def test_rest_is_theirs_decodes_one_pile_against_the_deck(player, reads):
     shoot(player, "declarer")
     assert player.put("/api/hand-state", json={"rest_is_theirs": True}).status_code == 200
     hand = player.get("/api/hand").json()
-    assert hand["settled"] and sorted(hand["sides"]["defenders"]["cards"]) == sorted(dfn)
+    assert sorted(hand["sides"]["defenders"]["cards"]) == sorted(dfn)
+    assert [(q["kind"], q["card"]) for q in hand["questions"]] == [("count", str(len(dec)))]
+    assert f"hold {len(dec)} cards?" in player.get("/capture").text
+    r = player.post("/hand/answer", data={"csrf": player.csrf, "kind": "count", "side": "declarer",
+                                          "card": "yes"}, follow_redirects=False)
+    assert r.status_code == 303
+    assert player.get("/api/hand").json()["settled"]
 
 
 def test_no_pile_read_means_no_hand_read(player, table):

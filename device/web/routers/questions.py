@@ -18,7 +18,7 @@ router = APIRouter(tags=["hand"])
 
 class AnswerBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    kind: Literal["which_card", "which_pile"]
+    kind: Literal["which_card", "which_pile", "count"]
     side: Literal["declarer", "defenders"]
     card: str = Field(min_length=1, max_length=8)
     sighting: int | None = Field(default=None, ge=0, le=10_000)
@@ -26,7 +26,10 @@ class AnswerBody(BaseModel):
 
 def _answer(c, session: dict, body: AnswerBody) -> dict:
     card = body.card.strip().upper()
-    if card != "NONE" and rules.card_pips(card) is None:
+    if body.kind == "count":
+        if card not in ("YES", "NO"):
+            raise HTTPException(422, "the count is answered yes or no")
+    elif card != "NONE" and rules.card_pips(card) is None:
         raise HTTPException(422, f"unknown card {body.card!r}")
     if body.kind == "which_card" and body.sighting is None:
         raise HTTPException(422, "which_card needs the sighting it answers")
@@ -35,12 +38,12 @@ def _answer(c, session: dict, body: AnswerBody) -> dict:
     if read is None:
         raise HTTPException(409, "no hand is being read: photograph both piles first")
     asked = [q for q in read["questions"] if q["kind"] == body.kind and
-             (q.get("card") == card if body.kind == "which_pile" else
-              q.get("side") == body.side and q.get("sighting") == body.sighting)]
+             (q.get("card") == card if body.kind == "which_pile" else q.get("side") == body.side
+              if body.kind == "count" else q.get("side") == body.side and q.get("sighting") == body.sighting)]
     if not asked:
         raise HTTPException(409, "that question is no longer open (another device may have answered it)")
     choices = asked[0]["choices"]
-    value = "none" if card == "NONE" else card
+    value = "none" if card == "NONE" else card.lower() if body.kind == "count" else card
     wanted = body.side if body.kind == "which_pile" else value
     if wanted not in choices:
         raise HTTPException(422, f"{wanted!r} is not one of the choices: {', '.join(choices)}")
