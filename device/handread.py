@@ -31,20 +31,29 @@ def read_photo(recogniser: Any, image: np.ndarray, game_id: str) -> tuple[list[d
 
     if not (hasattr(recogniser, "detect") and hasattr(recogniser, "classify")):
         return [r.to_json() for r in recogniser.recognise(image)], None
-    pile = HandReader(recogniser).read_pile(image, scoring.find_game(game_id))
-    return recognitions_of(pile), pile.to_json()
+    game = scoring.find_game(game_id)
+    pile = HandReader(recogniser).read_pile(image, game)
+    return recognitions_of(pile, game), pile.to_json()
 
 
-def recognitions_of(pile) -> list[dict]:
-    """One card per read of the photo, its likeliest card; a card read twice is flagged the second time."""
+def recognitions_of(pile, game=None) -> list[dict]:
+    """The photo's card list: each read's card with every deck card used once in the photo (given the game;
+    a read whose likeliest card is surer elsewhere takes its next likeliest), flagged when unsure."""
+    world = {}
+    if game is not None:
+        from vision.hand import HandSettings, _Decoder
+
+        world, _ = _Decoder(game, {"declarer": pile}, "defenders", (), HandSettings())._solve()
     out, seen = [], set()
     for k, s in enumerate(pile.sightings):
-        card, p = next(((c, q) for c, q in s.likely if c != "none"), (None, 0.0))
-        if card is None:
+        top = next((c for c, _ in s.likely if c != "none"), None)
+        card = world.get(k, top) if game is not None else top
+        if card is None or card == "none":
             continue
+        p = s.p(card)
         out.append({"id": card, "confidence": round(p, 4), "pips": s.pips,
                     "quad": [[round(x, 1), round(y, 1)] for x, y in s.quad],
-                    "flagged": p < 0.9 or card in seen, "sighting": k})
+                    "flagged": p < 0.9 or card in seen or card != top, "sighting": k})
         seen.add(card)
     return out
 

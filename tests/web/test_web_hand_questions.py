@@ -164,3 +164,10 @@ def test_no_pile_read_means_no_hand_read(player, table):
     player.post("/api/captures", json={"side": "declarer"})
     hand = player.get("/api/hand").json()
     assert hand["sides"] is None and not hand["settled"]
+
+
+def test_a_photo_lists_each_card_once_and_flags_the_one_it_moved():
+    sights = [seen("SQ", 0.95), seen("SQ", 0.7, (("HQ", 0.25),), pips=3, x=30), seen("T21")]
+    cards = handread.recognitions_of(pile(sights), GAME)
+    assert [(c["id"], c["flagged"]) for c in cards] == [("SQ", False), ("HQ", True), ("T21", False)]
+    assert [c["sighting"] for c in cards] == [0, 1, 2]
