@@ -61,6 +61,7 @@ def test_questions_first_one_tap_each_then_card_points(browser, server):  # noqa
     wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, ".hand-question")))
     page = browser.page_source
     assert page.index("hand-questions") < page.index("next-photo")
+    assert "which places are guesses" in browser.find_element(By.ID, "pile-check").text
     assert "The Pagat was not found: which pile is it in?" in page
     check_phone_page(browser, "Capture with the hand's questions")
     taps = 0
