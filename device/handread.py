@@ -125,12 +125,19 @@ def hand_read(store: Store, session: dict, state: dict) -> dict | None:
     from vision.hand import Answer, HandReader
 
     game = scoring.find_game(session["game"])
+    given_raw = answers(store, session, state["after_capture"])
+    captures = {side: store.get_capture(state[f"{side}_capture"]) for side in SIDES
+                if state.get(f"{side}_capture") is not None}
+    # Every open page asks again after each change: the same hand read is worked out once.
+    key = (store_key(store), session["id"], session["game"], bool(state.get("rest_is_theirs")),
+           json.dumps(given_raw, sort_keys=True),
+           tuple((s, c["id"], c["created_at"], c["photo"], len(store.corrections(c["id"])), c["side"])
+                 for s, c in captures.items()))
+    if key in _CACHE:
+        return _CACHE[key]
     piles = {}
-    for side in SIDES:
-        cid = state.get(f"{side}_capture")
-        if cid is None:
-            continue
-        pile = _pile_of(store, store.get_capture(cid))
+    for side, capture in captures.items():
+        pile = _pile_of(store, capture)
         if pile is None:
             return None
         piles[side] = pile
@@ -139,14 +146,15 @@ def hand_read(store: Store, session: dict, state: dict) -> dict | None:
         rest = next(s for s in SIDES if s not in piles)
     if not piles or (len(piles) == 1 and rest is None):
         return None
-    given = [Answer(a["kind"], a["side"], a["card"], a.get("sighting"))
-             for a in answers(store, session, state["after_capture"])]
+    given = [Answer(a["kind"], a["side"], a["card"], a.get("sighting")) for a in given_raw]
     try:
         hand = HandReader(None).decode(game, piles, rest=rest, answers=given)
     except ValueError as exc:
         log.warning("hand reader: %s", exc)
         return None
-    return {
+    if len(_CACHE) >= 32:
+        _CACHE.pop(next(iter(_CACHE)))
+    _CACHE[key] = out = {
         "sides": {s: {"cards": v.ids(), "unsure": [c.card_id for c in v.cards if c.unsure],
                       "points": game.format(v.card_points) if v.card_points is not None else None}
                   for s, v in hand.sides.items()},
@@ -154,3 +162,13 @@ def hand_read(store: Store, session: dict, state: dict) -> dict | None:
         "settled": hand.settled,
         "json": hand.to_json(game),
     }
+    return out
+
+
+_CACHE: dict = {}
+
+
+def store_key(store: Store) -> str:
+    """Which store a cached hand read belongs to (tests open many; a capture's time and photo tell apart
+    captures of one id in two stores)."""
+    return str(getattr(store, "path", id(store)))
