@@ -43,6 +43,7 @@ class HandSettings:
     gap_ratio: float = 1.7          # a step this many times the pile's usual step leaves room for a card
     relook_heat: float = 0.08       # detector threshold when looking again at a gap
     relook_card: float = 0.3        # a second look is a card when it is at least this sure it is one
+    pile_heat: float | None = None  # detector threshold for a pile photo (None: the recogniser's own)
     min_card: float = 0.1           # a read whose likeliest card is less likely than this is no card
     heat_floor: float = 0.2         # a sure detector peak leaves at most this share of the classifier's "none"
     budget_s: float = 1.0           # time to weigh other readings against the whole hand; past it, by class
@@ -221,7 +222,13 @@ class HandReader:
         check_array(image)
         t0 = time.perf_counter()
         rec = self.rec
-        centres, ups, heights, heat = rec.detect(image)
+        saved = rec.settings
+        if self.settings.pile_heat is not None:
+            rec.settings = replace(saved, heat_threshold=self.settings.pile_heat)
+        try:
+            centres, ups, heights, heat = rec.detect(image)
+        finally:
+            rec.settings = saved
         deck = [c.id for c in game.deck]
         probs, pips = self._probabilities(image, game, centres, ups, heights)
         reads = [_sighting(centres[i], ups[i], heights[i], probs[i], heat[i], self.settings, pips[i], deck)
