@@ -39,11 +39,9 @@ def read_photo(recogniser: Any, image: np.ndarray, game_id: str) -> tuple[list[d
 def recognitions_of(pile, game=None) -> list[dict]:
     """The photo's card list: each read's card with every deck card used once in the photo (given the game;
     a read whose likeliest card is surer elsewhere takes its next likeliest), flagged when unsure."""
-    world = {}
-    if game is not None:
-        from vision.hand import HandSettings, _Decoder
+    from vision.hand import photo_cards
 
-        world, _ = _Decoder(game, {"declarer": pile}, "defenders", (), HandSettings())._solve()
+    world = photo_cards(game, pile) if game is not None else {}
     out, seen = [], set()
     for k, s in enumerate(pile.sightings):
         top = next((c for c, _ in s.likely if c != "none"), None)
@@ -91,6 +89,7 @@ def _about(answer: dict) -> tuple:
 
 def _pile_of(store: Store, capture: dict):
     """The capture's pile read with the players' corrections applied, or None when it has none stored."""
+    from vision.geometry import quad_frame
     from vision.hand import PileRead, Sighting
 
     raw = store.meta(pile_key(capture["id"]))
@@ -107,11 +106,8 @@ def _pile_of(store: Store, capture: dict):
         if card["source"] == "model" and k is not None and k < len(pile.sightings):
             kept.append(pile.sightings[k])
             continue
-        quad = np.array(card.get("quad") or [[0, 0], [1, 0], [1, 1], [0, 1]], float)
-        top, bottom = (quad[0] + quad[1]) / 2, (quad[2] + quad[3]) / 2
-        up = top - bottom
-        height = float(np.hypot(*up)) or 1.0
-        kept.append(Sighting(tuple(quad.mean(0)), tuple(up / height), height,
+        centre, up, height = quad_frame(card.get("quad") or [[0, 0], [1, 0], [1, 1], [0, 1]])
+        kept.append(Sighting(tuple(centre), tuple(up), height,
                              ((card["id"], SURE), ("none", 1 - SURE)), int(card.get("pips") or 0), 1.0))
     pile.sightings = kept
     pile.gaps = []      # the players looked at this pile
@@ -122,7 +118,7 @@ def hand_read(store: Store, session: dict, state: dict) -> dict | None:
     """The hand being counted, read as one hand: {"sides": {side: {"cards", "points"}}, "questions",
     "settled", "json"}; None when a photographed side has no pile read (manual cards, a fake recogniser)."""
     import scoring
-    from vision.hand import Answer, HandReader
+    from vision.hand import Answer, decode
 
     game = scoring.find_game(session["game"])
     given_raw = answers(store, session, state["after_capture"])
@@ -148,7 +144,7 @@ def hand_read(store: Store, session: dict, state: dict) -> dict | None:
         return None
     given = [Answer(a["kind"], a["side"], a["card"], a.get("sighting")) for a in given_raw]
     try:
-        hand = HandReader(None).decode(game, piles, rest=rest, answers=given)
+        hand = decode(game, piles, rest=rest, answers=given)
     except ValueError as exc:
         log.warning("hand reader: %s", exc)
         return None

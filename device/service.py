@@ -379,7 +379,7 @@ class TableService:
             log.error("%s; nothing was stored", exc)
             raise
         self._disk_error = None
-        recognitions, error = self._recognise(image)
+        recognitions, error, pile = self._recognise(image)
         height, width = image.shape[:2]
         try:
             capture_id = self.store.add_capture(photo=photo, side=side, width=width, height=height,
@@ -390,7 +390,7 @@ class TableService:
             log.error("capture not stored: %s", exc)
             raise CaptureStoreError(f"cannot store the capture: {exc}") from exc
         try:
-            handread.save_pile(self.store, capture_id, getattr(self, "_pile", None))
+            handread.save_pile(self.store, capture_id, pile)
         except Exception as exc:  # noqa: BLE001 -- the capture stands; its hand read is only help
             log.error("capture %d: pile read not stored: %s", capture_id, exc)
         self._last_capture_at = time.time()
@@ -398,23 +398,24 @@ class TableService:
                  f" ({error})" if error else "")
         return capture_id
 
-    def _recognise(self, image: np.ndarray) -> tuple[list[dict], str | None]:
+    def _recognise(self, image: np.ndarray) -> tuple[list[dict], str | None, dict | None]:
+        """The capture's cards, why there are none (or None), and the photo's pile read (or None)."""
         if self._recogniser is None:  # the photo is kept; the players add its cards by hand
-            return [], f"no recognition: model {self._model_message}"
-        self._pile = None
+            return [], f"no recognition: model {self._model_message}", None
+        pile = None
         try:
             # The hand reader's pile read (every index with its doubts) when the evening's game is known;
             # the capture's card list is its likeliest reading.
             current = getattr(self.store, "current_session", None)
             session = current() if current else None
             if session is not None:
-                found, self._pile = handread.read_photo(self._recogniser, image, session["game"])
+                found, pile = handread.read_photo(self._recogniser, image, session["game"])
             else:
                 found = [r.to_json() for r in self._recogniser.recognise(image)]
         except Exception as exc:  # keep the photo: players can still enter the cards by hand
             log.exception("recognition failed")
             self._model_error = f"last recognition failed: {exc}"
-            return [], f"recognition failed: {exc}"
+            return [], f"recognition failed: {exc}", None
         self._model_error = None
         out = []
         for item in found:
@@ -423,7 +424,7 @@ class TableService:
             out.append(item)
         if self._calibration is not None:
             self._check_alignment(image)
-        return out, None
+        return out, None, pile
 
     def _side_of(self, quad: Any) -> str | None:
         from calibration import assign_side

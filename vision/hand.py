@@ -222,13 +222,7 @@ class HandReader:
         check_array(image)
         t0 = time.perf_counter()
         rec = self.rec
-        saved = rec.settings
-        if self.settings.pile_heat is not None:
-            rec.settings = replace(saved, heat_threshold=self.settings.pile_heat)
-        try:
-            centres, ups, heights, heat = rec.detect(image)
-        finally:
-            rec.settings = saved
+        centres, ups, heights, heat = rec.detect(image, self.settings.pile_heat)
         deck = [c.id for c in game.deck]
         probs, pips = self._probabilities(image, game, centres, ups, heights)
         reads = [_sighting(centres[i], ups[i], heights[i], probs[i], heat[i], self.settings, pips[i], deck)
@@ -280,12 +274,7 @@ class HandReader:
         poses = [(c, u, h), (c, -u, h)]
         if roi[2] - roi[0] >= 32 and roi[3] - roi[1] >= 32:
             scale = min(1.0, self.rec.settings.target_index_px / max(h, 1.0))
-            saved = self.rec.settings
-            self.rec.settings = replace(saved, heat_threshold=st.relook_heat)
-            try:
-                cs, us, hs, _score = self.rec._look(image, scale, roi)
-            finally:
-                self.rec.settings = saved
+            cs, us, hs, _score = self.rec._look(image, scale, roi, st.relook_heat)
             for k in range(len(cs)):
                 d = cs[k] - c
                 if math.hypot(*d) < 0.45 * h and not _near_known(cs[k], hs[k], known):
@@ -312,7 +301,18 @@ class HandReader:
 
         piles: side -> PileRead for each photographed side. rest: the side that was not photographed and
         holds every card not seen ("the rest is theirs"). answers: what the players said so far."""
-        return _Decoder(game, piles, rest, answers, self.settings).run()
+        return decode(game, piles, rest, answers, self.settings)
+
+
+def decode(game: Game, piles: Mapping[str, PileRead], rest: str | None = None, answers: Sequence[Answer] = (),
+           settings: HandSettings = HandSettings()) -> HandRead:
+    """`HandReader.decode` without a recogniser: the decoder needs only the pile reads."""
+    return _Decoder(game, piles, rest, answers, settings).run()
+
+
+def photo_cards(game: Game, pile: PileRead, settings: HandSettings = HandSettings()) -> dict[int, str]:
+    """One photo on its own: sighting index -> card (or "none"), each deck card used at most once."""
+    return _Decoder(game, {"declarer": pile}, "defenders", (), settings)._solve()[0]
 
 
 # ---------------------------------------------------------------- reading helpers

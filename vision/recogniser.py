@@ -131,7 +131,8 @@ class Recogniser:
 
     # ------------------------------------------------------------ pipeline
 
-    def detect(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def detect(self, image: np.ndarray, threshold: float | None = None
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Index candidates in a (H, W, 3) uint8 BGR photo.
 
         Returns centres (N, 2), up vectors (N, 2), heights (N,) in full-resolution px, and heat scores (N,).
@@ -141,30 +142,33 @@ class Recogniser:
         st = self.settings
         long_side = min(st.det_max_long, max(st.det_long, round(max(h, w) * st.det_fraction)))
         scale = min(1.0, long_side / max(h, w))
-        found = self._look(image, scale, (0, 0, w, h))
+        found = self._look(image, scale, (0, 0, w, h), threshold)
         strong = found[3] >= 0.5
         if strong.sum() >= 2:
             typical = float(np.median(found[2][strong]))
             closer = min(1.0, st.target_index_px / typical)
             if typical * scale < st.small_index_px and closer > 1.15 * scale:
-                roi = _region(found[0][found[3] >= st.heat_threshold], 1.5 * typical, w, h)
+                floor = st.heat_threshold if threshold is None else threshold
+                roi = _region(found[0][found[3] >= floor], 1.5 * typical, w, h)
                 area = (roi[2] - roi[0]) * (roi[3] - roi[1])
                 closer = min(closer, math.sqrt(st.zoom_max_pixels / area))
                 if closer > 1.15 * scale:
-                    near = self._look(image, closer, roi)
+                    near = self._look(image, closer, roi, threshold)
                     x0, y0, x1, y1 = roi
                     c = found[0]
                     outside = (c[:, 0] < x0) | (c[:, 0] >= x1) | (c[:, 1] < y0) | (c[:, 1] >= y1)
                     found = tuple(np.concatenate([a[outside], b]) for a, b in zip(found, near))
             elif typical * scale > st.large_index_px:   # big cards: step back and look at the whole photo
-                found = self._look(image, st.far_index_px / typical, (0, 0, w, h))
+                found = self._look(image, st.far_index_px / typical, (0, 0, w, h), threshold)
         order = np.argsort(-found[3], kind="stable")
         centres, ups, heights, score = (a[order] for a in found)
         keep = _suppress(centres, ups, heights)
         return centres[keep], ups[keep], heights[keep], score[keep]
 
-    def _look(self, image: np.ndarray, scale: float, roi: tuple[int, int, int, int]):
-        """Run the detector on image[roi] shrunk by scale; candidates in full-resolution px, unsuppressed."""
+    def _look(self, image: np.ndarray, scale: float, roi: tuple[int, int, int, int],
+              threshold: float | None = None):
+        """Run the detector on image[roi] shrunk by scale; candidates in full-resolution px, unsuppressed.
+        threshold: the heat a peak needs (default: the settings')."""
         x0, y0, x1, y1 = roi
         part = image[y0:y1, x0:x1]
         h, w = part.shape[:2]
@@ -175,7 +179,8 @@ class Recogniser:
         batch[0, :, :dh, :dw] = small.transpose(2, 0, 1)
         out = self.detector.run(batch)[0]
         heat = 1 / (1 + np.exp(-out[0]))
-        peaks = (heat >= self.settings.heat_threshold) & (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8)))
+        floor = self.settings.heat_threshold if threshold is None else threshold
+        peaks = (heat >= floor) & (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8)))
         ys, xs = np.nonzero(peaks)
         score = heat[ys, xs]
         keep = np.argsort(-score)[: self.settings.max_cards]

@@ -3,25 +3,16 @@ answered with one tap on a card picture or a pile, and the Card Points show once
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 from test_web_browser import check_phone_page, phone, server, tap  # noqa: F401 (server is a fixture)
+from test_web_hand_questions import seen, store_pile_reads
 from web_doubles import BROWSER_MARKS, log_in
 
 import scoring
-from device import handread
-from vision.hand import PileRead, Sighting
+from vision.hand import PileRead
 
 pytestmark = BROWSER_MARKS
 GAME = scoring.find_game("slovenian")
-
-
-def seen(card, p=0.995, others=(), pips=None, x=40.0):
-    likely = ((card, p),) + tuple(others)
-    rest = max(0.0, 1 - sum(q for _, q in likely))
-    return Sighting((x, 60.0), (0.0, -1.0), 50.0, tuple(sorted(likely + (("none", rest),), key=lambda t: -t[1])),
-                    scoring.card(card).pips if pips is None else pips, 0.9)
 
 
 def test_questions_first_one_tap_each_then_card_points(browser, server):  # noqa: F811
@@ -37,17 +28,7 @@ def test_questions_first_one_tap_each_then_card_points(browser, server):  # noqa
     piles = [PileRead((320, 240), [seen(c, x=20.0 * i) for i, c in enumerate(dec) if c not in ("T1", "HK")]
                       + [seen("HK", 0.55, (("HQ", 0.4),), pips=4)]),
              PileRead((320, 240), [seen(c, x=20.0 * i) for i, c in enumerate(dfn) if c != "HQ"])]
-    plain = controller.capture
-
-    def capture(side=None):
-        pile = piles.pop(0)
-        cid = plain(side)
-        store._write("UPDATE captures SET recognitions = ? WHERE id = ?",
-                     (json.dumps(handread.recognitions_of(pile)), cid))
-        handread.save_pile(store, cid, pile.to_json())
-        return cid
-
-    controller.capture = capture
+    store_pile_reads(store, controller).extend(piles)
     wait = WebDriverWait(browser, 15)
     phone(browser, 390)
     log_in(browser, base, wait)

@@ -3,6 +3,8 @@ answered with one tap (form) or through the API, and the Card Points once nothin
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -21,10 +23,9 @@ def seen(card, p=0.995, others=(), x=0.0, pips=None):
                     scoring.card(card).pips if pips is None else pips, 0.9)
 
 
-@pytest.fixture
-def reads(table):
-    """Make the fake controller store a pile read with each capture, as the service does."""
-    _, store, controller, _ = table
+def store_pile_reads(store, controller) -> list[PileRead]:
+    """Make the fake controller store a pile read with each capture, as the service does; returns the queue
+    of pile reads the next captures take."""
     queue: list[PileRead] = []
     plain_capture = controller.capture
 
@@ -32,12 +33,18 @@ def reads(table):
         pile = queue.pop(0)
         cid = plain_capture(side)
         store._write("UPDATE captures SET recognitions = ? WHERE id = ?",
-                     (__import__("json").dumps(handread.recognitions_of(pile)), cid))
+                     (json.dumps(handread.recognitions_of(pile, GAME)), cid))
         handread.save_pile(store, cid, pile.to_json())
         return cid
 
     controller.capture = capture
     return queue
+
+
+@pytest.fixture
+def reads(table):
+    _, store, controller, _ = table
+    return store_pile_reads(store, controller)
 
 
 def deal(k=26, seed=0):
