@@ -163,9 +163,33 @@ def judge(game, truth_piles: dict[str, list[str]], result) -> dict:
     exact = all(sorted(got[s]) == sorted(truth_piles[s]) for s in SIDES)
     return {"settled": settled, "right": right, "exact": exact, "questions": len(result.questions),
             "kinds": [q.kind for q in result.questions],
-            "idle_questions": sum(not q.changes_score for q in result.questions),
+            "idle_questions": None,     # filled by idle_questions() when the reader is at hand
             "unsure": sum(c.unsure for s in SIDES for c in result.sides[s].cards),
             "wrong_cards": sum(len(set(truth_piles[s]) - set(got[s])) for s in SIDES)}
+
+
+def idle_questions(reader, game, piles, result, rest: str | None = None) -> int:
+    """Questions whose every answer gives the same score facts (there must be none): each which_card and
+    which_pile question answered each way in turn, the hand decoded again, its facts compared."""
+    from vision.hand import Answer
+
+    idle = 0
+    for q in result.questions:
+        if q.kind == "which_pile":
+            answers = [Answer("which_pile", side, q.card) for side in q.choices]
+        elif q.kind == "which_card":
+            answers = [Answer("which_card", q.side, c, q.sighting) for c in q.choices]
+        else:
+            continue
+        facts = set()
+        for a in answers:
+            got = reader.decode(game, piles, rest=rest, answers=[a])
+            try:
+                facts.add(json.dumps(score_facts(game, {s: got.sides[s].ids() for s in SIDES}), sort_keys=True))
+            except ValueError:
+                facts.add(f"not countable {a}")
+        idle += len(facts) == 1
+    return idle
 
 
 def taps(reader, game, piles, truth_piles: dict[str, list[str]], rest: str | None = None, most: int = 12) -> dict:
@@ -287,9 +311,12 @@ def main(argv: list[str] | None = None) -> int:
         both = reader.decode(game, piles)
         row["ms"] = (time.perf_counter() - t) * 1000
         row["both"] = judge(game, truth["piles"], both)
+        row["both"]["idle_questions"] = idle_questions(reader, game, piles, both)
         row["taps_both"] = taps(reader, game, piles, truth["piles"])
-        row["rest"] = judge(game, truth["piles"], reader.decode(game, {"declarer": piles["declarer"]},
-                                                               rest="defenders"))
+        rest = reader.decode(game, {"declarer": piles["declarer"]}, rest="defenders")
+        row["rest"] = judge(game, truth["piles"], rest)
+        row["rest"]["idle_questions"] = idle_questions(reader, game, {"declarer": piles["declarer"]}, rest,
+                                                       "defenders")
         row["taps_rest"] = taps(reader, game, {"declarer": piles["declarer"]}, truth["piles"], rest="defenders")
         rows.append(row)
         done = [r["both"] for r in rows]

@@ -160,7 +160,6 @@ class Question:
     sighting: int | None = None                 # which_card: the read asked about, in `side`'s pile
     card: str | None = None                     # which_pile: the card asked about
     where: tuple[float, float] | None = None    # respread / which_card: image px to point at
-    changes_score: bool = True
 
     def to_json(self) -> dict:
         out = {"kind": self.kind, "side": self.side, "choices": list(self.choices), "text": self.text}
@@ -530,6 +529,7 @@ class _Decoder:
         self.placed = {a.card: a.side for a in self.answers if a.kind == "which_pile"}
         self._fact_cache: dict = {}
         self._costs()
+        self._groups()
 
     # -- costs
 
@@ -634,8 +634,6 @@ class _Decoder:
 
     def _solve(self, force: tuple[int, str] | None = None) -> tuple[dict[int, str], float]:
         """Likeliest assignment (read index -> card or "none"), optionally with one read forced to a card."""
-        if not hasattr(self, "solved"):
-            self._groups()
         world: dict[int, str] = {}
         total = 0.0
         touched = set()
