@@ -169,8 +169,10 @@ def judge(game, truth_piles: dict[str, list[str]], result) -> dict:
 
 
 def idle_questions(reader, game, piles, result, rest: str | None = None) -> int:
-    """Questions whose every answer gives the same score facts (there must be none): each which_card and
-    which_pile question answered each way in turn, the hand decoded again, its facts compared."""
+    """Questions whose every answer leaves the same scores possible (there must be none): each which_card and
+    which_pile question answered each way in turn, the hand decoded again, and the scores it still allows
+    (HandRead.outcomes: Card Points of both sides and the bonus cards' sides) compared. A question that only
+    matters together with another open one still narrows what is possible, so it is not idle."""
     from vision.hand import Answer
 
     idle = 0
@@ -181,14 +183,8 @@ def idle_questions(reader, game, piles, result, rest: str | None = None) -> int:
             answers = [Answer("which_card", q.side, c, q.sighting) for c in q.choices]
         else:
             continue
-        facts = set()
-        for a in answers:
-            got = reader.decode(game, piles, rest=rest, answers=[a])
-            try:
-                facts.add(json.dumps(score_facts(game, {s: got.sides[s].ids() for s in SIDES}), sort_keys=True))
-            except ValueError:
-                facts.add(f"not countable {a}")
-        idle += len(facts) == 1
+        possible = {reader.decode(game, piles, rest=rest, answers=[a]).outcomes for a in answers}
+        idle += len(possible) == 1
     return idle
 
 
@@ -218,6 +214,15 @@ def taps(reader, game, piles, truth_piles: dict[str, list[str]], rest: str | Non
     return {"taps": n, "settled": verdict["settled"], "right": verdict["right"]}
 
 
+def hidden_cards(truth: dict) -> int | None:
+    """Cards showing less than a third of either index (no reader can name them; placed only by elimination),
+    or None where the renderer does not say (the independent one)."""
+    from models.dataset import MIN_VISIBLE
+
+    vis = truth.get("visible")
+    return None if vis is None else sum(v < MIN_VISIBLE for side in vis.values() for v in side.values())
+
+
 def summarise(rows: list[dict]) -> dict:
     out = {}
     for deck_size in (54, 42):
@@ -236,6 +241,14 @@ def summarise(rows: list[dict]) -> dict:
                 "unsure_cards_per_hand": round(sum(r["unsure"] for r in sub) / n, 3),
                 "question_kinds": _kinds(sub),
             }
+            # Split by whether any card hides (almost) all of its index: the reader's part and the photo's.
+            seen_all = [r[mode] for r in rows if r["deck"] == deck_size and mode in r and r.get("hidden") == 0]
+            if seen_all:
+                out[f"{deck_size}-card {mode}"].update({
+                    "hands_with_a_hidden_card": sum(1 for r in rows if r["deck"] == deck_size and mode in r
+                                                    and (r.get("hidden") or 0) > 0),
+                    "settled_and_right_when_every_card_shows_a_third": round(
+                        sum(r["settled"] and r["right"] for r in seen_all) / len(seen_all), 4)})
             tapped = [r[f"taps_{mode}"] for r in rows if r["deck"] == deck_size and f"taps_{mode}" in r]
             if tapped:
                 out[f"{deck_size}-card {mode}"].update({
@@ -299,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     for i in range(args.start, args.start + args.hands):
         truth, photos = load_hand(args.cache, i)
         game = scoring.find_game(truth["game"])
-        row = {"hand": i, "deck": truth["deck"]}
+        row = {"hand": i, "deck": truth["deck"], "hidden": hidden_cards(truth)}
         if not args.no_baseline:
             t = time.perf_counter()
             for s in SIDES:

@@ -13,6 +13,7 @@ sides, the hand is settled (doubtful cards are marked unsure); otherwise it asks
 """
 from __future__ import annotations
 
+import copy
 import itertools
 import math
 import time
@@ -48,6 +49,8 @@ class HandSettings:
     heat_floor: float = 0.2         # a sure detector peak leaves at most this share of the classifier's "none"
     budget_s: float = 1.0           # time to weigh other readings against the whole hand; past it, by class
     tight_questions: int = 3        # this many doubts in one pile: ask for a better spread instead
+    check_questions: int = 24       # up to this many questions, each is tried with every answer ...
+    check_s: float = 0.6            # ... for at most this long, and one no answer narrows is dropped
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,6 +200,7 @@ class HandRead:
     sides: dict[str, SideCards]
     questions: list[Question]
     rest: str | None = None
+    outcomes: frozenset = frozenset()   # the scores still possible: ((Card Points per side), bonus cards' sides)
 
     @property
     def settled(self) -> bool:
@@ -507,7 +511,7 @@ class _Read:
 
 class _Decoder:
     def __init__(self, game: Game, piles: Mapping[str, PileRead], rest: str | None, answers: Sequence[Answer],
-                 st: HandSettings):
+                 st: HandSettings, check: bool = True):
         unknown = [s for s in list(piles) + ([rest] if rest else []) if s not in SIDES]
         if unknown:
             raise ValueError(f"unknown side {unknown[0]!r}; known: {', '.join(SIDES)}")
@@ -517,7 +521,7 @@ class _Decoder:
             raise ValueError("no pile photographed")
         if rest is None and len(piles) < 2:
             raise ValueError("one pile photographed: say whose the rest is (rest=...)")
-        self.game, self.piles, self.rest, self.st = game, piles, rest, st
+        self.game, self.piles, self.rest, self.st, self.check = game, piles, rest, st, check
         self.deck = [c.id for c in game.deck]
         self.pips = {c.id: c.pips for c in game.deck}
         self.special = {c.id for c in game.deck if c.trull or (c.kind == "suit" and c.is_king)}
@@ -600,6 +604,7 @@ class _Decoder:
             groups.setdefault(find(m + j), ([], []))[1].append(c)
         self.group_of = {}
         self.solved = {}
+        self._solved_with: dict = {}    # force -> (world, cost); shared with a copy told where a card lies
         for g, (reads, cards) in groups.items():
             for i in reads:
                 self.group_of[i] = g
@@ -634,6 +639,11 @@ class _Decoder:
 
     def _solve(self, force: tuple[int, str] | None = None) -> tuple[dict[int, str], float]:
         """Likeliest assignment (read index -> card or "none"), optionally with one read forced to a card."""
+        if force not in self._solved_with:
+            self._solved_with[force] = self._solve_now(force)
+        return self._solved_with[force]
+
+    def _solve_now(self, force: tuple[int, str] | None) -> tuple[dict[int, str], float]:
         world: dict[int, str] = {}
         total = 0.0
         touched = set()
@@ -731,10 +741,48 @@ class _Decoder:
                 differ = [c for c, f in alts if f != base_set]
                 if differ:
                     questions.append(self._which_card(i, world[i], differ))
+            questions = self._narrowing(questions, frozenset(every))
         questions += self._respreads(questions)
         questions += self._count_check(world, questions)
         sides = self._sides(world, placements[0], set(alternatives))
-        return HandRead(self.game.id, sides, questions, self.rest)
+        return HandRead(self.game.id, sides, questions, self.rest, frozenset(every))
+
+    def _narrowing(self, questions: list[Question], every: frozenset) -> list[Question]:
+        """Only the questions whose answers leave different scores possible: each is tried with every answer.
+        A doubt seen card by card may not matter once the whole hand is weighed (another read takes up the
+        slack). When none would be left while the score is still open, all are kept."""
+        if not self.check or not questions or len(questions) > self.st.check_questions:
+            return questions
+        deadline = time.perf_counter() + self.st.check_s
+        kept = []
+        for k, q in enumerate(questions):
+            if time.perf_counter() > deadline:
+                kept += questions[k:]
+                break
+            if q.kind == "which_pile":
+                answers = [Answer("which_pile", side, q.card) for side in q.choices]
+            else:
+                answers = [Answer("which_card", q.side, c, q.sighting) for c in q.choices]
+            possible = {self._told(a, deadline).run().outcomes for a in answers}
+            if len(possible) > 1:
+                kept.append(q)
+        return kept if kept or len(every) <= 1 else questions
+
+    def _told(self, a: Answer, deadline: float) -> _Decoder:
+        """This decoder with one more answer, reusing what the answer does not change, weighing other readings
+        only until the deadline (past it, a reading that scores otherwise keeps the question)."""
+        new = copy.copy(self)
+        new.answers, new.check = self.answers + [a], False
+        new.st = replace(self.st, budget_s=max(0.0, min(self.st.budget_s, deadline - time.perf_counter())))
+        if a.kind == "which_pile":
+            new.placed = {**self.placed, a.card: a.side}
+            if self.rest is None:       # the reads' costs and the solved groups stay as they are
+                return new
+        else:
+            new.reads = [replace(r, cost={a.card: 0.0}) if (r.side, r.k) == (a.side, a.sighting) else r
+                         for r in self.reads]
+        new._groups()
+        return new
 
     def _class(self, card: str):
         """What a card is worth to the score on its own: its pips and, for a bonus card, which one."""

@@ -331,3 +331,55 @@ def test_reader_reads_a_photo_into_a_pile():
     truth = json.loads((ROOT / "device/demo/photos/hand1_declarer.json").read_text())["pile"]
     best = {s.likely[0][0] for s in pile.sightings}
     assert len(best & set(truth)) >= len(truth) - 2
+
+
+# ---------------------------------------------------------------- only questions that narrow the score
+
+def _possible(game, piles, q, answers=(), st=HandSettings(check_s=60)):
+    """The scores still possible after each answer to q, one set per answer."""
+    if q.kind == "which_pile":
+        tries = [Answer("which_pile", s, q.card) for s in q.choices]
+    else:
+        tries = [Answer("which_card", q.side, c, q.sighting) for c in q.choices]
+    return [_Decoder(game, piles, None, list(answers) + [a], st, False).run().outcomes for a in tries]
+
+
+def test_a_question_whose_answers_leave_the_same_scores_open_is_not_asked():
+    data = json.loads((ROOT / "tests/vision/data/hands/two_lost.json").read_text())
+    game = scoring.find_game(data["game"])
+    piles = {s: PileRead.from_json(data["piles"][s]) for s in SIDES}
+    st_ = HandSettings(check_s=60)
+    every = _Decoder(game, piles, None, [], st_, False).run()
+    asked = _Decoder(game, piles, None, [], st_).run()
+    lost = {q.card for q in every.questions if q.kind == "which_pile"}
+    assert lost == {"T10", "H3"} and len(every.outcomes) == 2
+    # Where the 3 of Hearts lies changes nothing until the X is placed: only the X is asked about.
+    assert [(q.kind, q.card) for q in asked.questions] == [("which_pile", "T10")]
+    for q in asked.questions:
+        assert len(set(map(frozenset, _possible(game, piles, q)))) > 1
+    told = _Decoder(game, piles, None, [Answer("which_pile", "declarer", "T10")], st_).run()
+    assert told.questions == [] and len(told.outcomes) == 1
+    truth = data["truth"]
+    for s in SIDES:
+        assert told.sides[s].card_points == game.count(truth[s])
+
+
+@settings(max_examples=12, deadline=None)
+@given(deals)
+def test_a_settled_hand_has_one_possible_score_and_every_question_narrows_it(deal):
+    game, k, seed, sureness = deal
+    dec, dfn = split(game, k, seed)
+    rng = np.random.default_rng(seed)
+    ids_ = [c.id for c in game.deck]
+    pick = lambda pile: [seen(c, sureness[n % 54] * 0.9, ((ids_[int(rng.integers(len(ids_)))], 0.05),))
+                         for n, c in enumerate(pile) if sureness[n % 54] >= 0.35]
+    piles = piles_of(pick(dec), pick(dfn))
+    hand = _Decoder(game, piles, None, [], HandSettings(check_s=60)).run()
+    if not hand.questions:
+        assert len(hand.outcomes) == 1
+        return
+    assert len(hand.outcomes) > 1
+    asked = [q for q in hand.questions if q.kind in ("which_card", "which_pile")]
+    if len(asked) <= HandSettings().check_questions:
+        narrowing = [len(set(_possible(game, piles, q))) > 1 for q in asked]
+        assert all(narrowing) or not any(narrowing)   # none narrows alone: then all are kept

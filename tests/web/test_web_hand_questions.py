@@ -178,3 +178,24 @@ def test_a_photo_lists_each_card_once_and_flags_the_one_it_moved():
     cards = handread.recognitions_of(pile(sights), GAME)
     assert [(c["id"], c["flagged"]) for c in cards] == [("SQ", False), ("HQ", True), ("T21", False)]
     assert [c["sighting"] for c in cards] == [0, 1, 2]
+
+
+def test_a_hand_with_open_questions_is_not_saved_from_the_photos(player, reads):
+    dec, dfn = deal(seed=1)
+    dec, dfn = [c for c in dec if c != "T1"] + ["T1"], [c for c in dfn if c != "T1"]
+    reads += [pile(seen(c) for c in dec if c != "T1"), pile(seen(c) for c in dfn)]
+    shoot(player, "declarer")
+    shoot(player, "defenders")
+    form = player.get("/hand").text
+    assert 'id="pile-open-questions"' in form
+    data = {"csrf": player.csrf, "declarer": "Ana", "partner": "Cene", "contract": "three",
+            "points_source": "piles", "kontra_contract": "1",
+            "counted_after": str(player.get("/api/piles").json()["state"]["after_capture"])}
+    r = player.post("/hands", data=data, follow_redirects=False)
+    assert r.status_code == 409 and "question open" in r.text
+    assert player.get("/api/hands").json() == []
+    # one tap on the Capture page, and the same form saves
+    player.post("/hand/answer", data={"csrf": player.csrf, "kind": "which_pile", "side": "declarer", "card": "T1"})
+    r = player.post("/hands", data=data, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    assert len(player.get("/api/hands").json()) == 1

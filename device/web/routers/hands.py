@@ -92,6 +92,14 @@ async def create_hand_form(request: Request, c: Ctx, session: Evening):
             "piles",
             409,
         )
+    open_questions = len(view.get("questions") or [])
+    if form.get("points_source") == "piles" and open_questions:
+        return refuse(
+            f"The photos leave {open_questions} question{'s' if open_questions > 1 else ''} open, so their Card "
+            "Points are not sure yet. Answer them on the Capture page, or type the Card Points counted by hand.",
+            "piles",
+            409,
+        )
     try:
         hand = checked_hand(hand, session)
         result = score_at(c.store, session, hand)

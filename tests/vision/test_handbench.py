@@ -1,0 +1,64 @@
+"""The hand benchmark's bookkeeping (models.handbench): deals, judging and the summary it prints."""
+from __future__ import annotations
+
+import numpy as np
+
+import scoring
+from models.handbench import deal, hidden_cards, judge, summarise
+from vision.hand import HandCard, HandRead, Question, SideCards
+
+SLOVENIAN = scoring.find_game("slovenian")
+
+
+def test_a_deal_splits_the_whole_deck_into_two_piles_of_whole_tricks():
+    for seed in range(20):
+        for size in (54, 42):
+            piles = deal(np.random.default_rng(seed), size)
+            cards = piles["declarer"] + piles["defenders"]
+            assert sorted(cards) == sorted(c.id for c in scoring.find_game(
+                "slovenian" if size == 54 else "hungarian").deck)
+            assert 6 <= len(piles["declarer"]) <= size - 6
+
+
+def test_hidden_cards_count_those_showing_less_than_a_third_of_an_index():
+    truth = {"visible": {"declarer": {"T1": 0.9, "T2": 0.32}, "defenders": {"SK": 0.0, "HK": 0.34}}}
+    assert hidden_cards(truth) == 2
+    assert hidden_cards({"piles": {}}) is None
+
+
+def _read(piles, questions=()):
+    sides = {s: SideCards([HandCard(c, 0.99, scoring.card(c).pips, None, False) for c in cards], None)
+             for s, cards in piles.items()}
+    return HandRead("slovenian", sides, list(questions))
+
+
+def test_judge_tells_right_from_wrong_and_settled_from_asked():
+    ids = [c.id for c in SLOVENIAN.deck]
+    truth = {"declarer": ids[:24], "defenders": ids[24:]}
+    ok = judge(SLOVENIAN, truth, _read(truth))
+    assert ok["settled"] and ok["right"] and ok["exact"]
+    # a King on the wrong side: Card Points and the King's side are wrong
+    swapped = {"declarer": truth["declarer"][:-1] + ["SK"],
+               "defenders": [c for c in truth["defenders"] if c != "SK"] + [truth["declarer"][-1]]}
+    bad = judge(SLOVENIAN, truth, _read(swapped))
+    assert bad["settled"] and not bad["right"] and bad["wrong_cards"] == 2
+    asked = judge(SLOVENIAN, truth, _read(truth, [Question("which_pile", None, ("declarer", "defenders"), "?",
+                                                           card="T1")]))
+    assert not asked["settled"] and asked["questions"] == 1 and asked["kinds"] == ["which_pile"]
+
+
+def test_summary_splits_hands_by_whether_every_card_shows_a_third_of_its_index():
+    def row(deck, hidden, settled, right):
+        r = {"settled": settled, "right": right, "questions": 0 if settled else 2, "idle_questions": 0,
+             "exact": right, "unsure": 0, "kinds": [] if settled else ["which_pile", "which_pile"]}
+        return {"deck": deck, "hidden": hidden, "both": r}
+
+    rows = [row(54, 0, True, True), row(54, 0, False, True), row(54, 2, False, True), row(54, 1, True, False),
+            row(42, 0, True, True)]
+    out = summarise(rows)
+    s54 = out["54-card both"]
+    assert s54["hands"] == 4 and s54["settled_and_right"] == 0.25 and s54["settled_but_wrong"] == 1
+    assert s54["questions_per_hand"] == 1.0 and s54["question_kinds"] == {"which_pile": 4}
+    assert s54["hands_with_a_hidden_card"] == 2
+    assert s54["settled_and_right_when_every_card_shows_a_third"] == 0.5
+    assert out["42-card both"]["settled_and_right_when_every_card_shows_a_third"] == 1.0
