@@ -11,6 +11,7 @@ recognitions replayed through the corrections, and the corrections can become tr
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import threading
@@ -87,6 +88,7 @@ class Store:
         self.write_error: str | None = None  # why the last write failed; None once one succeeds
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
+        self._atomic = False
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._db.row_factory = sqlite3.Row
         self._db.execute("PRAGMA journal_mode=WAL")
@@ -112,24 +114,49 @@ class Store:
     def schema_version(self) -> int:
         return self._db.execute("PRAGMA user_version").fetchone()[0]
 
-    def _write(self, sql: str, params: tuple = ()) -> int:
-        """Run one statement in its own transaction; committed (FULL sync) on return. Returns the new row id
-        of an INSERT."""
+    @contextlib.contextmanager
+    def atomic(self):
+        """Every write inside the block is one transaction: committed together (FULL sync) at its end, or
+        none of them (a power cut, an error). Holds the store for the block, so keep it to database work."""
         with self._lock:
+            if self._atomic:
+                yield
+                return
+            self._atomic = True
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                yield
+                self._db.execute("COMMIT")
+            except BaseException as exc:
+                self._failed(exc)
+                raise
+            finally:
+                self._atomic = False
+            self.write_error = None
+
+    def _failed(self, exc: BaseException) -> None:
+        if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.IntegrityError):
+            self.write_error = f"{type(exc).__name__}: {exc}"  # disk full, read-only, damaged
+        # A failed COMMIT (disk full, read-only) may already have rolled back: then ROLLBACK itself
+        # fails with "no transaction is active" and would hide the real cause.
+        if self._db.in_transaction:
+            try:
+                self._db.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+
+    def _write(self, sql: str, params: tuple = ()) -> int:
+        """Run one statement in its own transaction (or the enclosing `atomic` block's); committed (FULL sync)
+        on return. Returns the new row id of an INSERT."""
+        with self._lock:
+            if self._atomic:
+                return self._db.execute(sql, params).lastrowid
             try:
                 self._db.execute("BEGIN IMMEDIATE")
                 cur = self._db.execute(sql, params)
                 self._db.execute("COMMIT")
             except BaseException as exc:
-                if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.IntegrityError):
-                    self.write_error = f"{type(exc).__name__}: {exc}"  # disk full, read-only, damaged
-                # A failed COMMIT (disk full, read-only) may already have rolled back: then ROLLBACK itself
-                # fails with "no transaction is active" and would hide the real cause.
-                if self._db.in_transaction:
-                    try:
-                        self._db.execute("ROLLBACK")
-                    except sqlite3.Error:
-                        pass
+                self._failed(exc)
                 raise
             self.write_error = None
             return cur.lastrowid

@@ -8,6 +8,7 @@ table (`idempotency.<kind>.<key>`), so a repeat after a restart is recognised to
 
 from __future__ import annotations
 
+import contextlib
 import re
 import secrets
 import threading
@@ -36,9 +37,11 @@ def checked(key: str | None) -> str | None:
     return key
 
 
-def once(store, kind: str, key: str | None, work: Callable[[], int]) -> tuple[int, bool]:
+def once(store, kind: str, key: str | None, work: Callable[[], int], atomic: bool = False) -> tuple[int, bool]:
     """(id, True) after running `work` (which returns the id of what it made), or (id, False) with the
-    id the first write under this key made. Without a key, `work` always runs."""
+    id the first write under this key made. Without a key, `work` always runs. With `atomic` (work that only
+    writes to the store), what it writes and the key are one transaction: a power cut between them cannot
+    leave a saved hand whose repeat would save it again."""
     if key is None:
         return work(), True
     with _LOCKS_LOCK:
@@ -48,6 +51,7 @@ def once(store, kind: str, key: str | None, work: Callable[[], int]) -> tuple[in
         done = store.meta(name)
         if done is not None:
             return int(done), False
-        made = work()
-        store.set_meta(name, str(made))
+        with store.atomic() if atomic else contextlib.nullcontext():
+            made = work()
+            store.set_meta(name, str(made))
         return made, True

@@ -208,3 +208,40 @@ def test_confirmed_hand_survives_a_crash_right_after_saving(tmp_path):
         assert reopened.integrity_ok()
     finally:
         reopened.close()
+
+
+def test_writes_in_an_atomic_block_land_together_or_not_at_all(store):
+    sid = store.add_session(game="slovenian", players=["A", "B", "C", "D"], system="simplified")
+    with pytest.raises(RuntimeError):
+        with store.atomic():
+            store.save_hand(sid, HAND, {})
+            raise RuntimeError("power cut")
+    assert store.hands(sid) == []
+    with store.atomic():
+        hid = store.save_hand(sid, HAND, {})
+        with store.atomic():            # nested: one transaction still
+            store.set_meta("k", str(hid))
+    assert [h["id"] for h in store.hands(sid)] == [hid] and store.meta("k") == str(hid)
+    store.set_meta("after", "1")        # plain writes still commit on their own afterwards
+    assert store.meta("after") == "1"
+
+
+def test_a_saved_hand_and_its_idempotency_key_cannot_come_apart(store, monkeypatch):
+    """The key is written in the hand's transaction: if writing it fails, the hand is not saved either, so
+    the retry saves it once."""
+    from device.web import idempotency
+
+    sid = store.add_session(game="slovenian", players=["A", "B", "C", "D"], system="simplified")
+    real = store.set_meta
+
+    def dies(key, value):
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(store, "set_meta", dies)
+    with pytest.raises(sqlite3.OperationalError):
+        idempotency.once(store, "hand", "key-12345678", lambda: store.save_hand(sid, HAND, {}), atomic=True)
+    assert store.hands(sid) == []
+    monkeypatch.setattr(store, "set_meta", real)
+    first = idempotency.once(store, "hand", "key-12345678", lambda: store.save_hand(sid, HAND, {}), atomic=True)
+    again = idempotency.once(store, "hand", "key-12345678", lambda: store.save_hand(sid, HAND, {}), atomic=True)
+    assert first == (again[0], True) and again[1] is False and len(store.hands(sid)) == 1

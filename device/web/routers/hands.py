@@ -106,8 +106,8 @@ async def create_hand_form(request: Request, c: Ctx, session: Evening):
     except rules.HAND_ERRORS as exc:
         return refuse(rules.player_words(str(exc), getattr(exc, "field", None)), getattr(exc, "field", None))
     hand_id, _ = idempotency.once(
-        c.store, "hand", key, lambda: c.store.save_hand(session["id"], hand, result, captures=captures)
-    )  # committed, FULL sync
+        c.store, "hand", key, lambda: c.store.save_hand(session["id"], hand, result, captures=captures), atomic=True
+    )  # the hand and its key committed together, FULL sync
     events.changed("hands")
     return RedirectResponse(f"/hands/{hand_id}?saved=1", status_code=303)
 
@@ -307,7 +307,8 @@ def create_hand_json(
     scored, error = _score_json(c, hand, session)
     if error:
         return error
-    hand_id, fresh = idempotency.once(c.store, "hand", key, lambda: c.store.save_hand(session["id"], *scored))
+    hand_id, fresh = idempotency.once(c.store, "hand", key, lambda: c.store.save_hand(session["id"], *scored),
+                                      atomic=True)
     if not fresh:
         return _replayed(c, hand_id)
     events.changed("hands")
