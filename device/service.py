@@ -72,6 +72,21 @@ def load_recogniser(path: Path | None) -> Any:
     return recogniser
 
 
+def choose_release(path: Path | None) -> tuple[Path | None, str | None]:
+    """The release to load for the configured one, and why it is not the configured one (or None).
+
+    A club deck's release (models.export --deck) is switched to only when `models.evaluate --check-release`
+    passed on these very files; otherwise the table stays on the bundled release and says why."""
+    from vision.recogniser import club_deck, release_check
+
+    if path is None or not club_deck(path):
+        return path, None
+    ok, reason = release_check(path)
+    if ok:
+        return path, None
+    return None, f"not switched to {Path(path).name}: {reason}"
+
+
 def open_configured_camera(config: TarokcamConfig, camera_settings: dict[str, Any] | None = None) -> Any:
     """Open the back end the configuration names; raises CameraError with the reason.
 
@@ -122,7 +137,8 @@ class TableService:
         self._model_error: str | None = None
         self._model_retry_s = MODEL_RETRY_S
         self._next_model_at = 0.0
-        self._model_loader: Callable[[], Any] = lambda: load_recogniser(self.config.model.path)
+        self._model_note: str | None = None   # why the configured release is not the one loaded
+        self._model_loader: Callable[[], Any] = self._load_configured
         self._calibration_message = "not calibrated: cards are not assigned to sides"
         self._calibration_ok = True
         self._disk_error: str | None = None
@@ -162,6 +178,12 @@ class TableService:
         with self._lock:
             self._try_open(self._clock())
 
+    def _load_configured(self) -> Any:
+        path, self._model_note = choose_release(self.config.model.path)
+        if self._model_note:
+            log.warning("model %s", self._model_note)
+        return load_recogniser(path)
+
     def _try_load_model(self, now: float) -> bool:
         try:
             recogniser = self._model_loader()
@@ -173,7 +195,7 @@ class TableService:
             return False
         self._recogniser = recogniser
         name = getattr(recogniser, "name", "") or self.config.model.path or "bundled model"
-        self._model_message = f"{name} loaded"
+        self._model_message = f"{name} loaded" + (f" ({self._model_note})" if self._model_note else "")
         self._model_retry_s = MODEL_RETRY_S
         log.info("model %s", self._model_message)
         return True

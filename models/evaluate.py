@@ -27,7 +27,7 @@ from models.dataset import MIN_VISIBLE, progress
 from models.synth import FACES_DIR, Deck, random_scene, render
 from vision import Recogniser
 from vision.geometry import index_offset
-from vision.recogniser import MODELS_DIR, NOT_A_CARD
+from vision.recogniser import MODELS_DIR, NOT_A_CARD, club_deck, write_release_check
 
 DONT_CARE = 0.05
 TELL_MM2 = 1.0    # less than 1 mm² of telling difference in view: 6 px on the smallest cards, no one can name it
@@ -125,6 +125,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.check_release is not None:
         ok, reason, _, _ = check_release(args.check_release, args.against, args.faces, n=args.n, seed=args.seed,
                                          cache=args.cache, game=args.game)
+        # the verdict beside the release: the service switches to a club release only when it passed
+        write_release_check(args.check_release, ok, reason, str(args.against or "the newest bundled release"))
         print(reason)
         return 0 if ok else 1
     deck, game = Deck.load(args.faces), scoring.find_game(args.game)
@@ -179,7 +181,7 @@ def check_release(candidate: Path, bundled: Path | None, faces: Path, *, n: int 
     in words, the candidate's summary, the bundled one's)."""
     deck, g = Deck.load(faces), scoring.find_game(game)
     if bundled is None:
-        others = sorted(p for p in MODELS_DIR.glob("*") if (p / "model.json").exists()
+        others = sorted(p for p in MODELS_DIR.glob("*") if (p / "model.json").exists() and not club_deck(p)
                         and p.resolve() != Path(candidate).resolve())
         if not others:
             raise SystemExit(f"no bundled release under {MODELS_DIR} to compare {candidate} with")

@@ -80,6 +80,9 @@ def main(argv: list[str] | None = None) -> int:
         "detector_input": "(1, 3, H, W) float32 BGR 0..255, H and W multiples of 32",
         "deck": [{"id": c["id"], "pips": c["pips"]} for c in deck["cards"]],
         "sha256": sums,
+        # a club's own deck: loaded only when the configuration names it, and only once it passed its check
+        **({"club_deck": deck.get("name") or args.deck.parent.name}
+           if args.deck.resolve() != (FACES_DIR / "deck.json").resolve() else {}),
         "training": {"det_steps": det_state.get("step"), "det_minutes": det_state.get("minutes"),
                      "cls_epochs": cls_state.get("epoch"), "cls_val_acc": cls_state.get("val_acc"),
                      "cls_val_pips_acc": cls_state.get("val_pips_acc"), "cls_minutes": cls_state.get("minutes")},

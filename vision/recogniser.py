@@ -82,10 +82,50 @@ def sha256_file(path: Path) -> str:
 
 
 def latest_release(root: Path = MODELS_DIR) -> Path:
-    releases = sorted(p for p in root.glob("*") if (p / "model.json").exists()) if root.is_dir() else []
+    """The newest release for the reference deck (a club deck's release is used only when configured)."""
+    releases = sorted(p for p in root.glob("*") if (p / "model.json").exists()
+                      and not club_deck(p)) if root.is_dir() else []
     if not releases:
         raise ModelError(f"no model release (folder with model.json) under {root}")
     return releases[-1]
+
+
+CHECK_FILE = "check.json"       # the verdict of `python -m models.evaluate --check-release` on a club release
+_CHECKED = ("model.json", "detector.onnx", "classifier.onnx", "labels.txt")
+
+
+def club_deck(folder: Path) -> str | None:
+    """The name of the club deck a release was fine-tuned for, or None (the reference deck, or unreadable)."""
+    try:
+        return json.loads((Path(folder) / "model.json").read_text()).get("club_deck")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def write_release_check(folder: Path, ok: bool, reason: str, against: str) -> None:
+    """Record the check's verdict beside the release, with the sha256 of the files it was made on."""
+    folder = Path(folder)
+    data = {"ok": ok, "reason": reason, "against": against,
+            "files": {n: sha256_file(folder / n) for n in _CHECKED if (folder / n).exists()}}
+    tmp = folder / f".{CHECK_FILE}.tmp"
+    tmp.write_text(json.dumps(data, indent=1) + "\n")
+    tmp.replace(folder / CHECK_FILE)
+
+
+def release_check(folder: Path) -> tuple[bool, str]:
+    """(passed, why): whether these very files passed the check against the bundled release."""
+    folder = Path(folder)
+    how = f"python -m models.evaluate --check-release {folder} --faces DECKDIR"
+    try:
+        data = json.loads((folder / CHECK_FILE).read_text())
+    except FileNotFoundError:
+        return False, f"{folder.name} has not been checked against the bundled release (run {how})"
+    except (OSError, ValueError) as exc:
+        return False, f"{folder / CHECK_FILE}: unreadable ({exc}); run {how} again"
+    files = {n: sha256_file(folder / n) for n in _CHECKED if (folder / n).exists()}
+    if not isinstance(data, dict) or data.get("files") != files:
+        return False, f"{folder.name} changed since its check; run {how} again"
+    return bool(data.get("ok")), str(data.get("reason", ""))
 
 
 class Recogniser:

@@ -122,3 +122,51 @@ def test_model_retries_back_off(tmp_path):
     assert gaps[:4] == [30, 60, 120, 240] and max(gaps) <= 600, gaps
     service.stop()
     store.close()
+
+
+# -- issue 14 item 5: a club deck's release is switched to only once its check passed ----------------------
+def club_release(tmp_path: Path, name: str = "2026-12-01-club") -> Path:
+    folder = tmp_path / name
+    shutil.copytree(RELEASE, folder)
+    manifest = json.loads((folder / "model.json").read_text())
+    manifest["club_deck"] = "Club Ljubljana"
+    (folder / "model.json").write_text(json.dumps(manifest))
+    return folder
+
+
+def _service(tmp_path: Path, folder: Path) -> TableService:
+    config = TarokcamConfig().with_overrides({"storage.state_dir": str(tmp_path / "state"), "trigger.auto": False,
+                                              "model.path": str(folder)})
+    return TableService(config, Store(tmp_path / "state" / "db.sqlite3"), camera_factory=CameraSupply(),
+                        clock=Clock(), notifier=Notifier({}))
+
+
+@pytest.mark.parametrize("verdict", [None, False, True, "changed"])
+def test_a_club_release_is_used_only_after_passing_its_check(tmp_path, verdict):
+    from vision.recogniser import write_release_check
+
+    folder = club_release(tmp_path)
+    if verdict is not None:
+        reason = "accepted: fine" if verdict is True else "refused: recall 0.95 below the bundled 0.97"
+        write_release_check(folder, verdict is True, reason, "bundled")
+    if verdict == "changed":
+        (folder / "labels.txt").write_text((folder / "labels.txt").read_text() + "\n")
+    service = _service(tmp_path, folder)
+    service.start()
+    model = service.status()["model"]
+    assert model["ok"] is True, model          # the table reads cards either way
+    if verdict is True:
+        assert model["message"] == f"{folder.name} loaded"
+    else:
+        assert model["message"].startswith(f"{RELEASE.name} loaded (not switched to {folder.name}: ")
+        why = {None: "has not been checked", False: "recall 0.95 below", "changed": "changed since its check"}
+        assert why[verdict] in model["message"], model
+    service.stop()
+
+
+def test_the_default_release_is_never_a_club_one(tmp_path):
+    from vision.recogniser import latest_release
+
+    shutil.copytree(RELEASE, tmp_path / RELEASE.name)
+    club_release(tmp_path, "2099-01-01-club")
+    assert latest_release(tmp_path).name == RELEASE.name
