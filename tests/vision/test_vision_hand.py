@@ -206,9 +206,9 @@ deals = st.tuples(st.sampled_from([SLOVENIAN, HUNGARIAN, KOENIGRUFEN]), st.integ
                   st.integers(0, 2**31 - 1), st.lists(st.floats(0.3, 1.0), min_size=54, max_size=54))
 
 
-@settings(max_examples=40, deadline=None)
-@given(deals)
-def test_every_deck_card_lies_in_exactly_one_pile_and_a_settled_hand_is_right(deal):
+def dealt(deal):
+    """A drawn deal as both piles' reads: each card read as sure as drawn, with a random rival card, or not
+    found at all below 0.35. Returns (game, declarer's cards, defenders' cards, piles)."""
     game, k, seed, sureness = deal
     dec, dfn = split(game, k, seed)
     rng = np.random.default_rng(seed)
@@ -225,7 +225,15 @@ def test_every_deck_card_lies_in_exactly_one_pile_and_a_settled_hand_is_right(de
             out.append(seen(c, p * 0.999 if others else p * 0.9, others))
         return out
 
-    hand = decode(game, piles_of(sights(dec), sights(dfn)))
+    return game, dec, dfn, piles_of(sights(dec), sights(dfn))
+
+
+@settings(max_examples=40, deadline=None)
+@given(deals)
+def test_every_deck_card_lies_in_exactly_one_pile_and_a_settled_hand_is_right(deal):
+    game, dec, dfn, piles = dealt(deal)
+    ids_ = [c.id for c in game.deck]
+    hand = decode(game, piles)
     placed = [c for s in SIDES for c in hand.sides[s].ids()]
     assert sorted(placed) == sorted(ids_)
     if not hand.questions:
@@ -367,13 +375,7 @@ def test_a_question_whose_answers_leave_the_same_scores_open_is_not_asked():
 @settings(max_examples=12, deadline=None)
 @given(deals)
 def test_a_settled_hand_has_one_possible_score_and_every_question_narrows_it(deal):
-    game, k, seed, sureness = deal
-    dec, dfn = split(game, k, seed)
-    rng = np.random.default_rng(seed)
-    ids_ = [c.id for c in game.deck]
-    pick = lambda pile: [seen(c, sureness[n % 54] * 0.9, ((ids_[int(rng.integers(len(ids_)))], 0.05),))
-                         for n, c in enumerate(pile) if sureness[n % 54] >= 0.35]
-    piles = piles_of(pick(dec), pick(dfn))
+    game, _dec, _dfn, piles = dealt(deal)
     hand = _Decoder(game, piles, None, [], HandSettings(check_s=60)).run()
     if not hand.questions:
         assert len(hand.outcomes) == 1

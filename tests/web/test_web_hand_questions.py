@@ -76,12 +76,18 @@ def test_a_hand_read_surely_is_settled_and_counted(player, reads):
     assert 'id="hand-settled"' in page
 
 
-def test_a_lost_pagat_is_asked_on_the_page_and_one_tap_settles_it(player, reads):
+def lost_pagat(player, reads) -> list[str]:
+    """Both piles photographed; the Pagat, in the Declarer's pile, not found. Returns the Declarer's cards."""
     dec, dfn = deal(seed=1)
     dec, dfn = [c for c in dec if c != "T1"] + ["T1"], [c for c in dfn if c != "T1"]
     reads += [pile(seen(c) for c in dec if c != "T1"), pile(seen(c) for c in dfn)]
     shoot(player, "declarer")
     shoot(player, "defenders")
+    return dec
+
+
+def test_a_lost_pagat_is_asked_on_the_page_and_one_tap_settles_it(player, reads):
+    dec = lost_pagat(player, reads)
     hand = player.get("/api/hand").json()
     assert [(q["kind"], q["card"]) for q in hand["questions"]] == [("which_pile", "T1")]
     page = player.get("/capture").text
@@ -181,11 +187,7 @@ def test_a_photo_lists_each_card_once_and_flags_the_one_it_moved():
 
 
 def test_a_hand_with_open_questions_is_not_saved_from_the_photos(player, reads):
-    dec, dfn = deal(seed=1)
-    dec, dfn = [c for c in dec if c != "T1"] + ["T1"], [c for c in dfn if c != "T1"]
-    reads += [pile(seen(c) for c in dec if c != "T1"), pile(seen(c) for c in dfn)]
-    shoot(player, "declarer")
-    shoot(player, "defenders")
+    lost_pagat(player, reads)
     form = player.get("/hand").text
     assert 'id="pile-open-questions"' in form
     data = {"csrf": player.csrf, "declarer": "Ana", "partner": "Cene", "contract": "three",
