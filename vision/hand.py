@@ -741,32 +741,41 @@ class _Decoder:
                 differ = [c for c, f in alts if f != base_set]
                 if differ:
                     questions.append(self._which_card(i, world[i], differ))
-            questions = self._narrowing(questions, frozenset(every))
+            # Doubts that alone leave the score as it is, but may settle it together with another.
+            quiet = [self._which_card(i, world[i], [c for c, _ in alts]) for i, alts in alternatives.items()
+                     if all(f == base_set for _, f in alts)]
+            questions = self._narrowing(questions, frozenset(every), quiet)
         questions += self._respreads(questions)
         questions += self._count_check(world, questions)
         sides = self._sides(world, placements[0], set(alternatives))
         return HandRead(self.game.id, sides, questions, self.rest, frozenset(every))
 
-    def _narrowing(self, questions: list[Question], every: frozenset) -> list[Question]:
+    def _narrowing(self, questions: list[Question], every: frozenset, quiet: list[Question]) -> list[Question]:
         """Only the questions whose answers leave different scores possible: each is tried with every answer.
         A doubt seen card by card may not matter once the whole hand is weighed (another read takes up the
-        slack). When none would be left while the score is still open, all are kept."""
+        slack). When none narrows while the score is still open, the quiet doubts (reads whose other readings
+        alone score the same) are tried too; when none of those narrows either, all are kept."""
         if not self.check or not questions or len(questions) > self.st.check_questions:
             return questions
         deadline = time.perf_counter() + self.st.check_s
+        kept = self._narrow(questions, deadline, True)
+        if not kept and len(every) > 1:
+            kept = self._narrow(quiet[: self.st.check_questions], deadline, False)
+        return kept if kept or len(every) <= 1 else questions
+
+    def _narrow(self, questions: list[Question], deadline: float, unchecked_stay: bool) -> list[Question]:
+        """The questions shown to narrow the score; past the deadline the rest stay only if unchecked_stay."""
         kept = []
         for k, q in enumerate(questions):
             if time.perf_counter() > deadline:
-                kept += questions[k:]
-                break
+                return kept + (questions[k:] if unchecked_stay else [])
             if q.kind == "which_pile":
                 answers = [Answer("which_pile", side, q.card) for side in q.choices]
             else:
                 answers = [Answer("which_card", q.side, c, q.sighting) for c in q.choices]
-            possible = {self._told(a, deadline).run().outcomes for a in answers}
-            if len(possible) > 1:
+            if len({self._told(a, deadline).run().outcomes for a in answers}) > 1:
                 kept.append(q)
-        return kept if kept or len(every) <= 1 else questions
+        return kept
 
     def _told(self, a: Answer, deadline: float) -> _Decoder:
         """This decoder with one more answer, reusing what the answer does not change, weighing other readings
