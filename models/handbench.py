@@ -173,18 +173,10 @@ def idle_questions(reader, game, piles, result, rest: str | None = None) -> int:
     which_pile question answered each way in turn, the hand decoded again, and the scores it still allows
     (HandRead.outcomes: Card Points of both sides and the bonus cards' sides) compared. A question that only
     matters together with another open one still narrows what is possible, so it is not idle."""
-    from vision.hand import Answer
-
     idle = 0
     for q in result.questions:
-        if q.kind == "which_pile":
-            answers = [Answer("which_pile", side, q.card) for side in q.choices]
-        elif q.kind == "which_card":
-            answers = [Answer("which_card", q.side, c, q.sighting) for c in q.choices]
-        else:
-            continue
-        possible = {reader.decode(game, piles, rest=rest, answers=[a]).outcomes for a in answers}
-        idle += len(possible) == 1
+        if q.answers():
+            idle += len({reader.decode(game, piles, rest=rest, answers=[a]).outcomes for a in q.answers()}) == 1
     return idle
 
 

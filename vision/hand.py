@@ -164,6 +164,14 @@ class Question:
     card: str | None = None                     # which_pile: the card asked about
     where: tuple[float, float] | None = None    # respread / which_card: image px to point at
 
+    def answers(self) -> list[Answer]:
+        """Every answer a which_card or which_pile question takes (none for respread and count)."""
+        if self.kind == "which_pile":
+            return [Answer("which_pile", side, self.card) for side in self.choices]
+        if self.kind == "which_card":
+            return [Answer("which_card", self.side, c, self.sighting) for c in self.choices]
+        return []
+
     def to_json(self) -> dict:
         out = {"kind": self.kind, "side": self.side, "choices": list(self.choices), "text": self.text}
         if self.sighting is not None:
@@ -769,11 +777,7 @@ class _Decoder:
         for k, q in enumerate(questions):
             if time.perf_counter() > deadline:
                 return kept + (questions[k:] if unchecked_stay else [])
-            if q.kind == "which_pile":
-                answers = [Answer("which_pile", side, q.card) for side in q.choices]
-            else:
-                answers = [Answer("which_card", q.side, c, q.sighting) for c in q.choices]
-            if len({self._told(a, deadline).run().outcomes for a in answers}) > 1:
+            if len({self._told(a, deadline).run().outcomes for a in q.answers()}) > 1:
                 kept.append(q)
         return kept
 

@@ -105,11 +105,14 @@ def club_deck(folder: Path) -> str | None:
 def write_release_check(folder: Path, ok: bool, reason: str, against: str) -> None:
     """Record the check's verdict beside the release, with the sha256 of the files it was made on."""
     folder = Path(folder)
-    data = {"ok": ok, "reason": reason, "against": against,
-            "files": {n: sha256_file(folder / n) for n in _CHECKED if (folder / n).exists()}}
+    data = {"ok": ok, "reason": reason, "against": against, "files": _release_files(folder)}
     tmp = folder / f".{CHECK_FILE}.tmp"
     tmp.write_text(json.dumps(data, indent=1) + "\n")
     tmp.replace(folder / CHECK_FILE)
+
+
+def _release_files(folder: Path) -> dict[str, str]:
+    return {n: sha256_file(folder / n) for n in _CHECKED if (folder / n).exists()}
 
 
 def release_check(folder: Path) -> tuple[bool, str]:
@@ -122,8 +125,7 @@ def release_check(folder: Path) -> tuple[bool, str]:
         return False, f"{folder.name} has not been checked against the bundled release (run {how})"
     except (OSError, ValueError) as exc:
         return False, f"{folder / CHECK_FILE}: unreadable ({exc}); run {how} again"
-    files = {n: sha256_file(folder / n) for n in _CHECKED if (folder / n).exists()}
-    if not isinstance(data, dict) or data.get("files") != files:
+    if not isinstance(data, dict) or data.get("files") != _release_files(folder):
         return False, f"{folder.name} changed since its check; run {how} again"
     return bool(data.get("ok")), str(data.get("reason", ""))
 

@@ -345,11 +345,7 @@ def test_reader_reads_a_photo_into_a_pile():
 
 def _possible(game, piles, q, answers=(), st=HandSettings(check_s=60)):
     """The scores still possible after each answer to q, one set per answer."""
-    if q.kind == "which_pile":
-        tries = [Answer("which_pile", s, q.card) for s in q.choices]
-    else:
-        tries = [Answer("which_card", q.side, c, q.sighting) for c in q.choices]
-    return [_Decoder(game, piles, None, list(answers) + [a], st, False).run().outcomes for a in tries]
+    return [_Decoder(game, piles, None, list(answers) + [a], st, False).run().outcomes for a in q.answers()]
 
 
 def test_a_question_whose_answers_leave_the_same_scores_open_is_not_asked():
