@@ -114,6 +114,13 @@ def _pile_of(store: Store, capture: dict):
     return pile
 
 
+def trick_cards(session: dict) -> int | None:
+    """Cards in each trick at this evening's table (None: the game's rules here do not say)."""
+    import scoring
+
+    return scoring.find_game(session["game"]).trick_cards(len(session["players"]))
+
+
 def hand_read(store: Store, session: dict, state: dict) -> dict | None:
     """The hand being counted, read as one hand: {"sides": {side: {"cards", "points"}}, "questions",
     "settled", "json"}; None when a photographed side has no pile read (manual cards, a fake recogniser)."""
@@ -125,7 +132,9 @@ def hand_read(store: Store, session: dict, state: dict) -> dict | None:
     captures = {side: store.get_capture(state[f"{side}_capture"]) for side in SIDES
                 if state.get(f"{side}_capture") is not None}
     # Every open page asks again after each change: the same hand read is worked out once.
-    key = (store_key(store), session["id"], session["game"], bool(state.get("rest_is_theirs")),
+    trick, talon = trick_cards(session), state.get("talon")
+    sizes = game.pile_sizes(trick, talon) if trick is not None and talon is not None else None
+    key = (store_key(store), session["id"], session["game"], bool(state.get("rest_is_theirs")), sizes,
            json.dumps(given_raw, sort_keys=True),
            tuple((s, c["id"], c["created_at"], c["photo"], len(store.corrections(c["id"])), c["side"])
                  for s, c in captures.items()))
@@ -144,7 +153,7 @@ def hand_read(store: Store, session: dict, state: dict) -> dict | None:
         return None
     given = [Answer(a["kind"], a["side"], a["card"], a.get("sighting")) for a in given_raw]
     try:
-        hand = decode(game, piles, rest=rest, answers=given)
+        hand = decode(game, piles, rest=rest, answers=given, sizes=sizes)
     except ValueError as exc:
         log.warning("hand reader: %s", exc)
         return None

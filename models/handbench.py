@@ -9,7 +9,9 @@ A hand is a shuffled 54-card deck (every third hand the 42-card Hungarian one) s
 tricks and the Defenders', each side's pile rendered as its own photo by the training generator
 (models/synth.py) with a seed range that training never uses (training: 0-99, evaluation photos: 1000+;
 hands: 70000+ here). Hand i depends only on (seed, i). The hand reader (vision.hand) reads both photos as
-one hand, and also the Declarer's photo alone with "the rest is theirs".
+one hand; again with the players saying how the tricks lie ("told": cards per trick and the Talon cards in the
+Declarer's pile, so the count of whole tricks places a card no photo shows); and the Declarer's photo alone
+with "the rest is theirs".
 
 Per deck it prints: hands settled (no question) with both sides' Card Points right and every Trull card and
 King on the right side; hands settled but wrong; questions per hand; questions whose answers all give the
@@ -38,25 +40,34 @@ SIDES = ("declarer", "defenders")
 
 def deal(rng: np.random.Generator, deck_size: int) -> dict[str, list[str]]:
     """Both sides' piles: whole tricks (3 or 4 players) plus 0, 3 or 6 Talon cards for the Declarer, 6-48 each."""
+    return deal_terms(rng, deck_size)[0]
+
+
+def deal_terms(rng: np.random.Generator, deck_size: int) -> tuple[dict[str, list[str]], dict[str, int]]:
+    """`deal`, and how its tricks lie: {"players": cards per trick, "talon": the Declarer's cards no trick
+    brought} (what the players at the table know of their hand)."""
     game = scoring.find_game(GAME_FOR_DECK[deck_size])
     ids = [c.id for c in game.deck]
     n = len(ids)
     while True:
         players = 4 if deck_size == 54 and rng.random() < 0.7 else 3
         tricks = (n - 6) // players
-        k = int(rng.integers(1, tricks)) * players + int(rng.choice([0, 3, 6, 6]))
+        won = int(rng.integers(1, tricks))
+        kept = int(rng.choice([0, 3, 6, 6]))
+        k = won * players + kept
         if 6 <= k <= n - 6:
             break
     order = [ids[i] for i in rng.permutation(n)]
-    return {"declarer": order[:k], "defenders": order[k:]}
+    return {"declarer": order[:k], "defenders": order[k:]}, {"players": players, "talon": kept}
 
 
 def hand_photos(seed: int, i: int, deck: Deck) -> tuple[dict, dict[str, np.ndarray]]:
     """Hand i: its truth (deck size, both piles, photo sizes) and one rendered photo per side."""
     rng = np.random.default_rng([seed, i])
     deck_size = 42 if i % 3 == 2 else 54
-    piles = deal(rng, deck_size)
-    photos, truth = {}, {"deck": deck_size, "game": GAME_FOR_DECK[deck_size], "piles": piles, "sizes": {}}
+    piles, terms = deal_terms(rng, deck_size)
+    photos, truth = {}, {"deck": deck_size, "game": GAME_FOR_DECK[deck_size], "piles": piles, "sizes": {},
+                         "tricks": terms}
     for side in SIDES:
         size = PHOTO_SIZES[rng.integers(len(PHOTO_SIZES))]
         scene = random_scene(rng, size=size, cards=[deck.ids.index(c) for c in piles[side]], n_piles=1)
@@ -79,7 +90,7 @@ def holdout_hand_photos(seed: int, i: int, faces: Path | None = None) -> tuple[d
     deal = hs.random_deal(rng, renderer.deck)
     photos, truth = {}, {"deck": deal.deck_size, "game": GAME_FOR_DECK[deal.deck_size],
                          "piles": {"declarer": list(deal.declarer), "defenders": list(deal.defenders)},
-                         "sizes": {}, "renderer": "holdout"}
+                         "sizes": {}, "renderer": "holdout", "tricks": {"players": deal.players, "talon": deal.talon}}
     for side in SIDES:
         size = HOLDOUT_SIZES[int(rng.integers(len(HOLDOUT_SIZES)))]
         for attempt in range(40):
@@ -145,6 +156,25 @@ def load_hand(cache: Path, i: int) -> tuple[dict, dict[str, np.ndarray]]:
     return truth, photos
 
 
+def tricks_of(truth: dict, seed: int, i: int) -> dict[str, int]:
+    """How hand i's tricks lie (`deal_terms`): from its truth, or for a hand cached before it was written
+    there, from the deal drawn again (the deal is the first thing drawn from the hand's seed)."""
+    if "tricks" in truth:
+        return truth["tricks"]
+    rng = np.random.default_rng([seed, i])
+    if truth.get("renderer") == "holdout":
+        from models.holdout import scene as hs
+
+        d = hs.random_deal(rng, _holdout_renderer(None).deck)
+        piles, terms = {"declarer": list(d.declarer), "defenders": list(d.defenders)}, \
+            {"players": d.players, "talon": d.talon}
+    else:
+        piles, terms = deal_terms(rng, truth["deck"])
+    if piles != truth["piles"]:
+        raise ValueError(f"hand {i}: the cache was not drawn from seed {seed}")
+    return terms
+
+
 def score_facts(game, piles: dict[str, list[str]]) -> dict:
     """What the players' score depends on: both sides' Card Points and the side of every Trull card and King."""
     special = {c.id for c in game.deck if c.trull or (c.kind == "suit" and c.is_king)}
@@ -168,7 +198,7 @@ def judge(game, truth_piles: dict[str, list[str]], result) -> dict:
             "wrong_cards": sum(len(set(truth_piles[s]) - set(got[s])) for s in SIDES)}
 
 
-def idle_questions(reader, game, piles, result, rest: str | None = None) -> int:
+def idle_questions(reader, game, piles, result, rest: str | None = None, sizes=None) -> int:
     """Questions whose every answer leaves the same scores possible (there must be none): each which_card and
     which_pile question answered each way in turn, the hand decoded again, and the scores it still allows
     (HandRead.outcomes: Card Points of both sides and the bonus cards' sides) compared. A question that only
@@ -176,17 +206,19 @@ def idle_questions(reader, game, piles, result, rest: str | None = None) -> int:
     idle = 0
     for q in result.questions:
         if q.answers():
-            idle += len({reader.decode(game, piles, rest=rest, answers=[a]).outcomes for a in q.answers()}) == 1
+            idle += len({reader.decode(game, piles, rest=rest, answers=[a], sizes=sizes).outcomes
+                         for a in q.answers()}) == 1
     return idle
 
 
-def taps(reader, game, piles, truth_piles: dict[str, list[str]], rest: str | None = None, most: int = 12) -> dict:
+def taps(reader, game, piles, truth_piles: dict[str, list[str]], rest: str | None = None, most: int = 12,
+         sizes=None) -> dict:
     """Players answering the first open question each time, truthfully, until none is open: how many taps,
     and whether the hand is then right. A respread question ends it (it needs a new photo)."""
     from vision.hand import Answer
 
     answers, n = [], 0
-    result = reader.decode(game, piles, rest=rest)
+    result = reader.decode(game, piles, rest=rest, sizes=sizes)
     while result.questions and n < most:
         q = result.questions[0]
         if q.kind == "respread":
@@ -201,7 +233,7 @@ def taps(reader, game, piles, truth_piles: dict[str, list[str]], rest: str | Non
             card = next((c for c in q.choices if c in truth_piles[q.side]), "none")
             answers.append(Answer("which_card", q.side, card, q.sighting))
         n += 1
-        result = reader.decode(game, piles, rest=rest, answers=answers)
+        result = reader.decode(game, piles, rest=rest, answers=answers, sizes=sizes)
     verdict = judge(game, truth_piles, result)
     return {"taps": n, "settled": verdict["settled"], "right": verdict["right"]}
 
@@ -218,7 +250,7 @@ def hidden_cards(truth: dict) -> int | None:
 def summarise(rows: list[dict]) -> dict:
     out = {}
     for deck_size in (54, 42):
-        for mode in ("both", "rest"):
+        for mode in ("both", "told", "rest"):
             sub = [r[mode] for r in rows if r["deck"] == deck_size and mode in r]
             if not sub:
                 continue
@@ -289,9 +321,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--render-only", action="store_true")
     ap.add_argument("--no-baseline", action="store_true", help="skip timing plain recognition of the photos")
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--modes", default="both,told,rest",
+                    help="which of both (two photos), told (two photos, how the tricks lie said), rest (one photo)")
     ap.add_argument("--reuse-reads", action="store_true",
                     help="keep each photo's pile read beside it and reuse it (to try decoder settings; no timing)")
     args = ap.parse_args(argv)
+    modes = set(args.modes.split(","))
+    if not modes or not modes <= {"both", "told", "rest"}:
+        ap.error(f"--modes: a comma-separated choice of both, told, rest; not {args.modes!r}")
     render_all(args.seed, args.start + args.hands, args.cache, args.faces, args.workers, args.renderer)
     if args.render_only:
         return 0
@@ -315,16 +352,29 @@ def main(argv: list[str] | None = None) -> int:
                           if args.reuse_reads else None) for s in SIDES}
         both = reader.decode(game, piles)
         row["ms"] = (time.perf_counter() - t) * 1000
-        row["both"] = judge(game, truth["piles"], both)
-        row["both"]["idle_questions"] = idle_questions(reader, game, piles, both)
-        row["taps_both"] = taps(reader, game, piles, truth["piles"])
-        rest = reader.decode(game, {"declarer": piles["declarer"]}, rest="defenders")
-        row["rest"] = judge(game, truth["piles"], rest)
-        row["rest"]["idle_questions"] = idle_questions(reader, game, {"declarer": piles["declarer"]}, rest,
-                                                       "defenders")
-        row["taps_rest"] = taps(reader, game, {"declarer": piles["declarer"]}, truth["piles"], rest="defenders")
+        if "both" in modes:
+            row["both"] = judge(game, truth["piles"], both)
+            row["both"]["idle_questions"] = idle_questions(reader, game, piles, both)
+            row["taps_both"] = taps(reader, game, piles, truth["piles"])
+        if "told" in modes:
+            # The same photos with the players saying how the tricks and the Talon lie (the count then places
+            # a card no photo shows).
+            tricks = tricks_of(truth, args.seed, i)
+            sizes = game.pile_sizes(tricks["players"], tricks["talon"])
+            told = reader.decode(game, piles, sizes=sizes)
+            row["told"] = judge(game, truth["piles"], told)
+            row["told"]["idle_questions"] = idle_questions(reader, game, piles, told, sizes=sizes)
+            row["taps_told"] = taps(reader, game, piles, truth["piles"], sizes=sizes)
+        if "rest" in modes:
+            rest = reader.decode(game, {"declarer": piles["declarer"]}, rest="defenders")
+            row["rest"] = judge(game, truth["piles"], rest)
+            row["rest"]["idle_questions"] = idle_questions(reader, game, {"declarer": piles["declarer"]}, rest,
+                                                           "defenders")
+            row["taps_rest"] = taps(reader, game, {"declarer": piles["declarer"]}, truth["piles"],
+                                    rest="defenders")
         rows.append(row)
-        done = [r["both"] for r in rows]
+        first = next(m for m in ("both", "told", "rest") if m in modes)
+        done = [r[first] for r in rows]
         progress(i - args.start, args.hands, t0, f"settled+right {sum(r['settled'] and r['right'] for r in done)}"
                  f" wrong {sum(r['settled'] and not r['right'] for r in done)}"
                  f" q {sum(r['questions'] for r in done)}")

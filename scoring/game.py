@@ -43,6 +43,23 @@ class Game:
         """Card Points of one side's pile."""
         return self.counter(self.check(pile))
 
+    def pile_sizes(self, players: int, talon: int) -> frozenset[int]:
+        """How many cards the Declarer's pile can hold: whole tricks of one card per player, plus the `talon`
+        cards that lie in it without being won in a trick (the Declarer's discards, or the Talon cards the
+        contract gives that side). The rest of the deck is the Defenders'."""
+        n = len(self.deck)
+        if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 6:
+            raise ValueError(f"players must be a whole number 2-6, not {players!r}")
+        if isinstance(talon, bool) or not isinstance(talon, int) or not 0 <= talon <= min(12, n):
+            raise ValueError(f"talon cards must be a whole number 0-12, not {talon!r}")
+        return frozenset(range(talon, n + 1, players))
+
+    def trick_cards(self, seated: int) -> int | None:
+        """Cards in each trick with `seated` players at the table; None where the rules here do not say."""
+        if seated not in self.players or self.id in ("dappen", "strawman"):
+            return None
+        return 4 if self.id == "hungarian" else seated     # five at a Hungarian table: the Dealer sits out
+
     def format(self, points: Fraction) -> str:
         return format_points(points)
 

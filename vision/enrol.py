@@ -26,6 +26,7 @@ INDEX_BOX_MM = (1.8, 2.5, 12.2, 47.0)
 MAX_BLUR_MM = 0.35                 # as calibration: index strokes are ~0.7 mm; blur beyond half smears them
 MIN_PX_PER_MM = 3.0                # below this a 7 mm index glyph is under ~20 px: too little to learn from
 SIZE_TOLERANCE_MM = 3.0            # measured on the mat; a card half under another is far outside
+INDEX_PAD_MM = 0.8                 # margin around the ink of the index strip found on the faces
 BACK_LIKENESS = 0.6                # normalised correlation with the deck's back above which the card is face down
 
 
@@ -353,3 +354,87 @@ def enrol_face(image: np.ndarray, *, table_px_per_mm: float | None = None, play_
         raise EnrolmentRefused(f"the photo is blurred (edges spread {blur:.2f} mm, want <= {allowed:.2f} mm): "
                                "hold still and refocus")
     return EnrolledFace(face=face, quad=quad, size_mm=size_mm, blur_mm=blur, px_per_mm_in=ppm_in)
+
+
+# ---------------------------------------------------------------- the index box
+
+def find_index_box(faces: list[np.ndarray], px_per_mm: float = FACE_PX_PER_MM,
+                   card_mm: tuple[float, float] = CARD_MM) -> tuple[float, float, float, float] | None:
+    """Where the deck prints its index, from its enrolled faces: (x0, y0, x1, y1) mm from the top-left of an
+    upright face, or None when the faces do not show one clearly.
+
+    On each face the ink (what differs from the card's stock, taken along its left edge) in the top-left
+    quarter is the index strip: the columns of ink from the left up to the first clear gap (the art, if any,
+    lies beyond it), and the rows of ink in those columns. The box spans the faces' strips (robustly: the
+    5th to 95th percentile), plus a margin of INDEX_PAD_MM."""
+    boxes = []
+    for face in faces:
+        box = _index_of(face, px_per_mm, card_mm)
+        if box is not None:
+            boxes.append(box)
+    if len(boxes) < max(3, len(faces) // 2):
+        return None
+    b = np.array(boxes)
+    pad = INDEX_PAD_MM
+    x0, y0 = np.percentile(b[:, 0], 5) - pad, np.percentile(b[:, 1], 5) - pad
+    x1, y1 = np.percentile(b[:, 2], 95) + pad, np.percentile(b[:, 3], 95) + pad
+    x0, y0 = max(0.3, float(x0)), max(0.3, float(y0))
+    x1, y1 = min(card_mm[0] / 2, float(x1)), min(card_mm[1] / 2, float(y1))
+    if x1 - x0 < 3.0 or y1 - y0 < 6.0:
+        return None
+    return round(x0, 1), round(y0, 1), round(x1, 1), round(y1, 1)
+
+
+def choose_index_box(faces: list[np.ndarray], given: tuple[float, float, float, float] = INDEX_BOX_MM,
+                     px_per_mm: float = FACE_PX_PER_MM, card_mm: tuple[float, float] = CARD_MM,
+                     tolerance_mm: float = 1.5) -> tuple[tuple[float, float, float, float], str]:
+    """The index box to write in the deck's file, and why: the given one (Alpine Tarok's) when the faces'
+    index strip lies within it (give or take tolerance_mm), so a fine-tune keeps the release's idea of where
+    an index is; the found one when the deck prints its index elsewhere."""
+    found = find_index_box(faces, px_per_mm, card_mm)
+    if found is None:
+        return given, "given (no index strip found on the faces to check it by)"
+    t = tolerance_mm + INDEX_PAD_MM     # the found box's own margin does not count against it
+    inside = (found[0] >= given[0] - t and found[1] >= given[1] - t and found[2] <= given[2] + t
+              and found[3] <= given[3] + t)
+    where = ", ".join(f"{v:g}" for v in found)
+    if inside:
+        return given, f"given; the faces print their index within it (found at {where} mm)"
+    return found, f"found on the faces at {where} mm (outside the given box: this deck prints its index elsewhere)"
+
+
+def _index_of(face: np.ndarray, ppm: float, card_mm: tuple[float, float]) -> tuple[float, float, float, float] | None:
+    """One face's index strip in mm (see find_index_box), or None."""
+    h, w = face.shape[:2]
+    lab = _lab(face[..., :3]).astype(np.float32)
+    edge = lab[int(5 * ppm):int(h - 5 * ppm), int(0.4 * ppm):int(1.2 * ppm)].reshape(-1, 3)
+    if len(edge) == 0:
+        return None
+    stock = np.median(edge, axis=0)
+    spread = float(np.percentile(np.linalg.norm(edge - stock, axis=1), 90))
+    ink = np.linalg.norm(lab - stock, axis=2) > max(18.0, 3 * spread)
+    if face.shape[2] == 4:
+        ink &= face[..., 3] > 200
+    m = int(0.4 * ppm)      # the card's own edge and rounded corner are no ink
+    ink[:, :m] = ink[:m, :] = False
+    top = ink[: h // 2, : w // 2]
+    cols = top.sum(0) >= max(3, int(0.3 * ppm))
+    xs = np.nonzero(cols)[0]
+    if len(xs) == 0:
+        return None
+    x0 = int(xs[0])
+    gap = int(0.8 * ppm)    # a clear stretch this wide ends the strip
+    x1, clear = x0, 0
+    for x in range(x0, top.shape[1]):
+        if cols[x]:
+            x1, clear = x, 0
+        else:
+            clear += 1
+            if clear >= gap:
+                break
+    if (x1 - x0) / ppm > card_mm[0] / 3:      # no gap: the art runs into the edge
+        return None
+    rows = np.nonzero(top[:, x0:x1 + 1].sum(1) > 0)[0]
+    if len(rows) == 0:
+        return None
+    return x0 / ppm, rows[0] / ppm, (x1 + 1) / ppm, (rows[-1] + 1) / ppm

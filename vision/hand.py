@@ -307,18 +307,23 @@ class HandReader:
     # ------------------------------------------------------------ the hand
 
     def decode(self, game: Game, piles: Mapping[str, PileRead], rest: str | None = None,
-               answers: Sequence[Answer] = ()) -> HandRead:
+               answers: Sequence[Answer] = (), sizes: frozenset[int] | None = None) -> HandRead:
         """Both sides' cards and the questions whose answers change the score.
 
         piles: side -> PileRead for each photographed side. rest: the side that was not photographed and
-        holds every card not seen ("the rest is theirs"). answers: what the players said so far."""
-        return decode(game, piles, rest, answers, self.settings)
+        holds every card not seen ("the rest is theirs"). answers: what the players said so far. sizes: the
+        Declarer's pile's possible card counts when the players said how the tricks and the Talon lie
+        (`Game.pile_sizes`): a card no photo shows then goes where the count allows."""
+        return decode(game, piles, rest, answers, self.settings, sizes)
 
 
 def decode(game: Game, piles: Mapping[str, PileRead], rest: str | None = None, answers: Sequence[Answer] = (),
-           settings: HandSettings = HandSettings()) -> HandRead:
-    """`HandReader.decode` without a recogniser: the decoder needs only the pile reads."""
-    return _Decoder(game, piles, rest, answers, settings).run()
+           settings: HandSettings = HandSettings(), sizes: frozenset[int] | None = None) -> HandRead:
+    """`HandReader.decode` without a recogniser: the decoder needs only the pile reads.
+
+    sizes: how many cards the Declarer's pile may hold (whole tricks plus the Talon cards of the contract,
+    `scoring.pile_sizes`); None when not known."""
+    return _Decoder(game, piles, rest, answers, settings, sizes=sizes).run()
 
 
 def photo_cards(game: Game, pile: PileRead, settings: HandSettings = HandSettings()) -> dict[int, str]:
@@ -519,7 +524,7 @@ class _Read:
 
 class _Decoder:
     def __init__(self, game: Game, piles: Mapping[str, PileRead], rest: str | None, answers: Sequence[Answer],
-                 st: HandSettings, check: bool = True):
+                 st: HandSettings, check: bool = True, sizes: frozenset[int] | None = None):
         unknown = [s for s in list(piles) + ([rest] if rest else []) if s not in SIDES]
         if unknown:
             raise ValueError(f"unknown side {unknown[0]!r}; known: {', '.join(SIDES)}")
@@ -530,6 +535,7 @@ class _Decoder:
         if rest is None and len(piles) < 2:
             raise ValueError("one pile photographed: say whose the rest is (rest=...)")
         self.game, self.piles, self.rest, self.st, self.check = game, piles, rest, st, check
+        self.sizes = sizes
         self.deck = [c.id for c in game.deck]
         self.pips = {c.id: c.pips for c in game.deck}
         self.special = {c.id for c in game.deck if c.trull or (c.kind == "suit" and c.is_king)}
@@ -707,6 +713,11 @@ class _Decoder:
             for b, c in enumerate(open_):
                 p[c] = SIDES[(bits >> b) & 1]
             out.append(p)
+        if self.sizes is not None:
+            # The Declarer's pile holds whole tricks plus the contract's Talon cards: the other counts cannot be.
+            seen = sum(1 for i, c in world.items() if c != NOT_A_CARD and self.reads[i].side == "declarer")
+            fit = [p for p in out if seen + sum(1 for s in p.values() if s == "declarer") in self.sizes]
+            out = fit or out
         return out
 
     # -- the decision
@@ -741,8 +752,11 @@ class _Decoder:
             for c in self.deck:
                 if c in shown or c in self.placed or self.rest:
                     continue
-                if any(self._facts(self._piles_of(world, p)) !=
-                       self._facts(self._piles_of(world, {**p, c: _other(p[c])})) for p in placements):
+                by_side = {s: {self._facts(self._piles_of(world, p)) for p in placements if p[c] == s} for s in SIDES}
+                if all(by_side.values()) and by_side["declarer"] != by_side["defenders"] or \
+                        self.sizes is None and any(self._facts(self._piles_of(world, p)) !=
+                                                   self._facts(self._piles_of(world, {**p, c: _other(p[c])}))
+                                                   for p in placements):
                     questions.append(Question("which_pile", None, SIDES,
                                               f"The {_name(c)} was not found: which pile is it in?", card=c))
             for i, alts in alternatives.items():

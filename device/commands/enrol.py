@@ -27,9 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--name", default="", help="name of the deck (default: the folder's name)")
     p.add_argument("--card-size", default="60x112", metavar="WxH", help="card size in mm (default 60x112)")
     p.add_argument("--corner-radius", type=float, default=3.5, help="corner radius in mm (default 3.5)")
-    p.add_argument("--index-box", default="1.8,2.5,12.2,47.0", metavar="X0,Y0,X1,Y1",
-                   help="the index strip in mm from the top-left of an upright face (default: Alpine Tarok's); "
-                        "every card is checked to have ink there")
+    p.add_argument("--index-box", default=None, metavar="X0,Y0,X1,Y1",
+                   help="the index strip in mm from the top-left of an upright face (default: found on the faces; "
+                        "Alpine Tarok's 1.8,2.5,12.2,47.0 when they print it there)")
     p.set_defaults(func=run)
 
 
@@ -61,17 +61,18 @@ def run(args: argparse.Namespace) -> int:
     import cv2
     import numpy as np
 
-    from vision.enrol import EnrolmentRefused, enrol_face
+    from vision.enrol import INDEX_BOX_MM, EnrolmentRefused, choose_index_box, enrol_face
 
     try:
         card_mm = _numbers(args.card_size.lower(), "x", 2, "card-size")
-        box = _numbers(args.index_box, ",", 4, "index-box")
+        given = _numbers(args.index_box, ",", 4, "index-box") if args.index_box else None
     except ValueError as exc:
         print(f"tarokcam enrol: {exc}")
         return 2
     if not args.photos.is_dir():
         print(f"tarokcam enrol: {args.photos}: no such folder")
         return 2
+    box = given or INDEX_BOX_MM      # where the blur is measured until the faces say where the index is
     reference = json.loads((REFERENCE_DECK / "deck.json").read_text())
     cards = [c for c in reference["cards"] if args.pack == 54 or c["in_42_card_deck"]]
     ids = {c["id"].upper(): c["id"] for c in cards}
@@ -139,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         shutil.copyfile(REFERENCE_DECK / "back.png", args.out / "back.png")
 
-    done, refused, missing = [], {}, []
+    done, refused, missing, faces = [], {}, [], []
     for card in cards:
         cid = card["id"]
         if cid not in photos:
@@ -158,6 +159,12 @@ def run(args: argparse.Namespace) -> int:
         size = f", {result.size_mm[0]:.1f} x {result.size_mm[1]:.1f} mm" if result.size_mm else ""
         print(f"{cid}: ok ({photos[cid].name}, {result.px_per_mm_in:.1f} px/mm, blur {result.blur_mm:.2f} mm{size})")
         done.append(cid)
+        faces.append(result.face)
+    if given is not None:
+        how = "given (--index-box)"
+    else:
+        box, how = choose_index_box(faces, INDEX_BOX_MM, card_mm=card_mm)
+    print(f"index box: {', '.join(f'{v:g}' for v in box)} mm, {how}")
 
     deck = {k: v for k, v in reference.items() if k != "cards"}
     deck.update({
@@ -166,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
         "corner_radius_mm": args.corner_radius,
         "face_px_per_mm": 10,
         "index_box_mm": {"x0": box[0], "y0": box[1], "x1": box[2], "y1": box[3],
-                         "note": reference["index_box_mm"].get("note", "")},
+                         "note": reference["index_box_mm"].get("note", ""), "how": how},
         "enrolment": {"photos": str(args.photos), "on_mat": calib is not None, "back": back_source,
                       "created": datetime.now(UTC).isoformat(timespec="seconds"),
                       "enrolled": len(done), "refused": refused, "missing": missing},

@@ -20,6 +20,11 @@ def register(sub) -> None:
                    help="one photo only: this side holds every card not seen (\"the rest is theirs\")")
     p.add_argument("--both", action="store_true",
                    help="one photo holding both piles: the Declarer's is the one on the left (or top)")
+    p.add_argument("--talon", type=int, metavar="N",
+                   help="cards in the Declarer's pile not won in a trick (the discards, or the Talon cards the "
+                        "contract gives it): with it the count of whole tricks places a card no photo shows")
+    p.add_argument("--players", type=int, metavar="N",
+                   help="with --talon: cards in each trick (default: the game's player count, where it has one)")
     p.add_argument("--json", action="store_true", help="print JSON (the default output format)")
     p.add_argument("--model", help="model release folder (default: newest under models/cards/)")
     p.set_defaults(func=run)
@@ -39,6 +44,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.rest and args.both:
         _print({"error": "--rest and --both do not go together"})
+        return 2
+    sizes, why = pile_sizes(game, args.talon, args.players)
+    if why:
+        _print({"error": why})
         return 2
     try:
         reader = HandReader(vision.Recogniser.load(args.model))
@@ -63,13 +72,29 @@ def run(args: argparse.Namespace) -> int:
             _print({"image": args.images[0], "error": "cannot tell the two piles apart in this photo: "
                                                       "lay them further apart, or photograph each"})
             return 1
-    hand = reader.decode(game, piles, rest=args.rest)
+    hand = reader.decode(game, piles, rest=args.rest, sizes=sizes)
     out = hand.to_json(game)
     for side in SIDES:
         out["sides"][side] = {"image": images.get(side), **out["sides"][side]}
     out["ms"] = round((time.perf_counter() - t0) * 1000)
     _print(out)
     return 0
+
+
+def pile_sizes(game, talon: int | None, players: int | None) -> tuple[frozenset[int] | None, str]:
+    """The Declarer's pile's possible sizes from --talon and --players, or (None, why not)."""
+    if talon is None:
+        return None, ("--players needs --talon (how many cards lie in the Declarer's pile without a trick)"
+                      if players is not None else "")
+    if players is None:
+        if len(game.players) != 1:
+            return None, (f"{game.name} is played by {' or '.join(map(str, game.players))}: "
+                          "say --players (cards in each trick)")
+        players = game.players[0]
+    try:
+        return game.pile_sizes(players, talon), ""
+    except ValueError as exc:
+        return None, str(exc)
 
 
 def load_game(name: str):

@@ -98,25 +98,42 @@ def used_up_to(store: Store, session_id: int) -> int:
 
 def hand_state(store: Store, session: dict) -> dict:
     """The hand being counted: {"after_capture": captures after this id are its photos,
-    "declarer_capture", "defenders_capture": capture ids or None, "rest_is_theirs": bool}."""
+    "declarer_capture", "defenders_capture": capture ids or None, "rest_is_theirs": bool,
+    "talon": cards in the Declarer's pile that no trick brought, as the players said (None: not said)}."""
     after = used_up_to(store, session["id"])
     raw = store.meta(_state_key(session["id"]))
     saved = json.loads(raw) if raw else {}
     pending = store.pending_captures(session["id"])
+    # What was said for an earlier hand (its captures since used by a confirmed hand) does not carry over.
+    same = saved.get("after_capture") == after
+    talon = saved.get("talon") if same else None
     return {
         "after_capture": after,
         "declarer_capture": (pending["declarer"] or {}).get("id"),
         "defenders_capture": (pending["defenders"] or {}).get("id"),
-        # A flag set for an earlier hand (its captures since used by a confirmed hand) does not carry over.
-        "rest_is_theirs": bool(saved.get("rest_is_theirs")) and saved.get("after_capture") == after,
+        "rest_is_theirs": bool(saved.get("rest_is_theirs")) and same,
+        "talon": talon if isinstance(talon, int) and not isinstance(talon, bool) else None,
     }
+
+
+def _say(store: Store, session: dict, **said) -> dict:
+    state = hand_state(store, session)
+    kept = {"rest_is_theirs": state["rest_is_theirs"], "talon": state["talon"], **said}
+    store.set_meta(_state_key(session["id"]), json.dumps({"after_capture": state["after_capture"], **kept}))
+    return hand_state(store, session)
 
 
 def set_rest_is_theirs(store: Store, session: dict, on: bool) -> dict:
     """Mark (or unmark) the hand being counted as "the rest is theirs"; returns the new hand_state."""
-    after = used_up_to(store, session["id"])
-    store.set_meta(_state_key(session["id"]), json.dumps({"after_capture": after, "rest_is_theirs": bool(on)}))
-    return hand_state(store, session)
+    return _say(store, session, rest_is_theirs=bool(on))
+
+
+def set_talon(store: Store, session: dict, talon: int | None) -> dict:
+    """How many cards lie in the Declarer's pile without a trick (the discards, or the Talon cards the
+    contract gives that side), or None to unsay it; returns the new hand_state."""
+    if talon is not None and (isinstance(talon, bool) or not isinstance(talon, int) or not 0 <= talon <= 12):
+        raise ValueError(f"talon cards must be a whole number 0-12, not {talon!r}")
+    return _say(store, session, talon=talon)
 
 
 def piles_view(store: Store, session: dict) -> dict:
@@ -164,6 +181,8 @@ def piles_view(store: Store, session: dict) -> dict:
         "suggestions": rules.suggestions(game_id, {s: p for s, p in piles.items() if p is not None}),
         "placed": sorted({c for p in piles.values() if p for c in p}),
         "rest_is_theirs": state["rest_is_theirs"],
+        "talon": state["talon"],
+        "tricks_of": handread.trick_cards(session),
         "state": state,
         "next_side": next((s for s in SIDES if piles[s] is None), None),
         "unassigned": unassigned,

@@ -31,6 +31,8 @@ class Deal:
     deck_size: int
     declarer: tuple[str, ...]
     defenders: tuple[str, ...]
+    players: int = 4          # cards in each trick
+    talon: int = 0            # cards in the Declarer's pile that no trick brought (discards, Talon cards)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +72,7 @@ def random_deal(rng: np.random.Generator, deck: list[DeckCard]) -> Deal:
     else:   # a deck too small to split is a programming error, not bad luck
         raise ValueError(f"cannot split a {n}-card deck into two piles of 6-40")
     order = [ids[i] for i in rng.permutation(n)]
-    return Deal(n, tuple(order[:k]), tuple(order[k:]))
+    return Deal(n, tuple(order[:k]), tuple(order[k:]), players, kept)
 
 
 def _turned(rng, n) -> np.ndarray:

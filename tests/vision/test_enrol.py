@@ -13,7 +13,7 @@ from enrol_photos import card_photo, face_difference, load_face, mat_photo_with_
 
 from device.cli import main
 from device.commands.enrol import read_photo
-from vision.enrol import EnrolmentRefused, enrol_face
+from vision.enrol import INDEX_BOX_MM, EnrolmentRefused, choose_index_box, enrol_face, find_index_box
 
 # (card, photo keyword arguments): turned, in perspective, small and large photos, light and dark grounds
 POSES = [
@@ -137,6 +137,8 @@ def test_enrol_command_writes_a_deck_folder_the_generator_loads(tmp_path, capsys
     deck = json.loads((out / "deck.json").read_text())
     assert deck["name"] == "club" and deck["card_size_mm"] == [60, 112] and len(deck["cards"]) == 54
     assert deck["index_box_mm"]["x0"] == 1.8 and deck["enrolment"]["back"] == "back.jpg"
+    assert deck["index_box_mm"]["how"].startswith("given; the faces print their index within it")
+    assert "index box: 1.8, 2.5, 12.2, 47 mm" in text
     loaded = Deck.load(out)
     assert loaded.ids == tuple(ids) and loaded.faces[0][0].shape == (1120, 600, 4)
     assert face_difference(cv2.imread(str(out / "CK.png"), cv2.IMREAD_UNCHANGED), load_face("CK")) < 10
@@ -181,3 +183,40 @@ def test_enrol_command_on_the_mat(tmp_path, capsys):
     assert abs(width - 60) < 1 and abs(height - 112) < 1
     assert "DK: refused: the card lies off the mat" in text
     assert face_difference(cv2.imread(str(out / "DQ.png"), cv2.IMREAD_UNCHANGED), face) < 12
+
+
+def _reference_faces():
+    faces_dir = load_face.__globals__["FACES"]
+    ids = [c["id"] for c in json.loads((faces_dir / "deck.json").read_text())["cards"]]
+    return [load_face(c) for c in ids]
+
+
+def _index_moved(face, dx_mm=6.0, dy_mm=4.0):
+    """The face with everything inside a 1 mm border moved right and down (the card stock fills behind)."""
+    g, m = face.copy(), 10
+    dx, dy = int(dx_mm * 10), int(dy_mm * 10)
+    stock = face[560, 8, :3]
+    g[m + dy:560, m + dx:300] = face[m:560 - dy, m:300 - dx]
+    g[m:m + dy, m:300, :3] = stock
+    g[m:560, m:m + dx, :3] = stock
+    return g
+
+
+def test_the_index_box_is_found_on_the_faces():
+    faces = _reference_faces()
+    found = find_index_box(faces)
+    # the ink of Alpine Tarok's index lies inside the box its deck.json gives (which leaves room below)
+    assert found is not None
+    assert all(abs(a - b) <= 1.0 for a, b in zip(found[:3], INDEX_BOX_MM[:3])) and 40 <= found[3] <= 47.5
+    assert choose_index_box(faces)[0] == INDEX_BOX_MM
+    moved = [_index_moved(f) for f in faces]
+    box, how = choose_index_box(moved)
+    assert "elsewhere" in how
+    assert abs(box[0] - (found[0] + 6)) <= 1.0 and abs(box[1] - (found[1] + 4)) <= 1.0
+    assert abs(box[2] - (found[2] + 6)) <= 1.0
+
+
+def test_faces_with_no_index_strip_keep_the_given_box():
+    blank = [np.full((1120, 600, 4), 235, np.uint8) for _ in range(10)]
+    assert find_index_box(blank) is None
+    assert choose_index_box(blank, (1, 2, 3, 4)) == ((1, 2, 3, 4), "given (no index strip found on the faces to check it by)")

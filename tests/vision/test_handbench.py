@@ -4,7 +4,9 @@ from __future__ import annotations
 import numpy as np
 
 import scoring
-from models.handbench import deal, hidden_cards, judge, summarise
+import pytest
+
+from models.handbench import deal, deal_terms, hidden_cards, judge, summarise, tricks_of
 from vision.hand import HandCard, HandRead, Question, SideCards
 
 SLOVENIAN = scoring.find_game("slovenian")
@@ -18,6 +20,20 @@ def test_a_deal_splits_the_whole_deck_into_two_piles_of_whole_tricks():
             assert sorted(cards) == sorted(c.id for c in scoring.find_game(
                 "slovenian" if size == 54 else "hungarian").deck)
             assert 6 <= len(piles["declarer"]) <= size - 6
+
+
+def test_a_deal_says_how_its_tricks_lie_and_a_cached_hand_draws_it_again():
+    for i in range(30):
+        size = 42 if i % 3 == 2 else 54
+        piles, terms = deal_terms(np.random.default_rng([90000, i]), size)
+        assert piles == deal(np.random.default_rng([90000, i]), size)
+        game = scoring.find_game("slovenian" if size == 54 else "hungarian")
+        assert len(piles["declarer"]) in game.pile_sizes(terms["players"], terms["talon"])
+        truth = {"deck": size, "piles": piles}                 # cached before the terms were written
+        assert tricks_of(truth, 90000, i) == terms
+        assert tricks_of({**truth, "tricks": {"players": 3, "talon": 0}}, 90000, i) == {"players": 3, "talon": 0}
+    with pytest.raises(ValueError, match="not drawn from seed"):
+        tricks_of({"deck": 54, "piles": piles}, 90001, 29)
 
 
 def test_hidden_cards_count_those_showing_less_than_a_third_of_an_index():

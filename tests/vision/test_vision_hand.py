@@ -141,6 +141,60 @@ def test_a_lost_pagat_is_asked_by_pile_and_answered():
     assert hand.questions == [] and "T1" in ids(hand, "declarer")
 
 
+def lost_two(seed: int = 5):
+    """Both piles read surely but for the Pagat (the Declarer's) and the Heart King (the Defenders')."""
+    dec, dfn = split(SLOVENIAN, 27, seed=seed)
+    dec = [c for c in dec if c not in ("T1", "HK")] + ["T1"]
+    dfn = [c for c in dfn if c not in ("T1", "HK")] + ["HK"]
+    return dec, dfn, piles_of([seen(c) for c in dec if c != "T1"], [seen(c) for c in dfn if c != "HK"])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_count_of_whole_tricks_places_a_lost_card(seed):
+    """Told how the tricks lie (4 cards each, and the Declarer's pile holds len(dec) % 4 cards no trick brought),
+    only one pile can take the lost Pagat: settled, without a question, on the right side."""
+    dec, dfn = split(SLOVENIAN, 25 + seed, seed=seed)
+    dfn, dec = [c for c in dfn if c != "T1"], [c for c in dec if c != "T1"] + ["T1"]
+    piles = piles_of([seen(c) for c in dec if c != "T1"], [seen(c) for c in dfn])
+    assert [q.card for q in decode(SLOVENIAN, piles).questions] == ["T1"]
+    sizes = SLOVENIAN.pile_sizes(4, len(dec) % 4)
+    hand = _Decoder(SLOVENIAN, piles, None, (), HandSettings(), sizes=sizes).run()
+    assert hand.questions == [] and "T1" in ids(hand, "declarer") and len(ids(hand, "declarer")) == len(dec)
+    # the same count said of the other side's pile puts it there
+    other = _Decoder(SLOVENIAN, piles, None, (), HandSettings(), sizes=SLOVENIAN.pile_sizes(4, (len(dec) - 1) % 4)).run()
+    assert other.questions == [] and "T1" in ids(other, "defenders")
+
+
+def test_the_count_tells_how_many_lost_cards_each_pile_holds_but_not_which():
+    dec, dfn, piles = lost_two()
+    sizes = SLOVENIAN.pile_sizes(4, len(dec) % 4)
+    hand = _Decoder(SLOVENIAN, piles, None, (), HandSettings(), sizes=sizes).run()
+    # One of the two lies in each pile; which one matters (the Pagat and a King score apart): asked.
+    assert sorted(q.card for q in hand.questions if q.kind == "which_pile") == ["HK", "T1"]
+    told = _Decoder(SLOVENIAN, piles, None, [Answer("which_pile", "declarer", "T1")], HandSettings(),
+                    sizes=sizes).run()
+    assert told.questions == [] and "HK" in ids(told, "defenders")      # the count then places the other
+
+
+def test_a_count_no_placement_fits_is_not_trusted():
+    dec, dfn, piles = lost_two()
+    # Both lost cards lie somewhere, so the Declarer's pile holds len(dec) - 1 .. len(dec) + 1 cards: a size
+    # of len(dec) + 2 (mod 4) fits none, and the questions stay as without the count.
+    sizes = SLOVENIAN.pile_sizes(4, (len(dec) + 2) % 4)
+    hand = _Decoder(SLOVENIAN, piles, None, (), HandSettings(), sizes=sizes).run()
+    assert sorted(q.card for q in hand.questions) == sorted(q.card for q in decode(SLOVENIAN, piles).questions)
+
+
+def test_pile_sizes_and_trick_cards():
+    assert sorted(SLOVENIAN.pile_sizes(4, 3))[:4] == [3, 7, 11, 15] and max(SLOVENIAN.pile_sizes(4, 3)) == 51
+    assert SLOVENIAN.pile_sizes(3, 0) == frozenset(range(0, 55, 3))
+    assert HUNGARIAN.trick_cards(5) == 4 and SLOVENIAN.trick_cards(3) == 3 and SLOVENIAN.trick_cards(5) is None
+    assert scoring.find_game("dappen").trick_cards(4) is None
+    for bad in ((1, 0), (4, -1), (4, 13), (4.0, 3), (True, 3)):
+        with pytest.raises(ValueError):
+            SLOVENIAN.pile_sizes(*bad)
+
+
 @pytest.mark.parametrize("k", range(20, 35))
 def test_a_lost_plain_card_is_asked_only_when_its_pile_changes_the_rounded_points(k):
     dec, dfn = split(SLOVENIAN, k, seed=6)
@@ -307,6 +361,15 @@ def test_cli_refuses_a_bad_image_with_the_reason(tmp_path):
     assert out.returncode == 1
     line = json.loads(out.stdout)
     assert line["image"] == str(bad) and line["error"]
+
+
+def test_cli_says_what_the_tricks_need():
+    out = _cli("a.jpg", "b.jpg", "--game", "slovenian", "--talon", "3")
+    assert out.returncode == 2 and "--players" in json.loads(out.stdout)["error"]    # 3 or 4 play it
+    out = _cli("a.jpg", "b.jpg", "--game", "koenigrufen", "--talon", "13")
+    assert out.returncode == 2 and "0-12" in json.loads(out.stdout)["error"]
+    out = _cli("a.jpg", "b.jpg", "--game", "slovenian", "--players", "4")
+    assert out.returncode == 2 and "--talon" in json.loads(out.stdout)["error"]
 
 
 def test_cli_says_how_many_photos_it_needs():

@@ -75,3 +75,36 @@ def test_questions_first_one_tap_each_then_card_points(browser, server):  # noqa
 def q_has_faces(question) -> bool:
     from selenium.webdriver.common.by import By
     return bool(question.find_elements(By.CSS_SELECTOR, "img[src^='/cards/']"))
+
+
+def test_one_choice_of_the_talon_cards_settles_a_lost_card(browser, server):  # noqa: F811
+    """The Pagat not found; the players choose how many cards no trick brought lie in the Declarer's pile (one
+    choice, no second tap), and the count of whole tricks puts the Pagat in that pile."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    base, store, controller = server
+    ids = [c.id for c in GAME.deck]
+    order = [ids[i] for i in np.random.default_rng(4).permutation(len(ids))]
+    dec = [c for c in order[:25] if c != "T1"] + ["T1"]
+    dfn = [c for c in order[25:] if c != "T1"]
+    store_pile_reads(store, controller).extend([
+        PileRead((320, 240), [seen(c, x=20.0 * i) for i, c in enumerate(dec) if c != "T1"]),
+        PileRead((320, 240), [seen(c, x=20.0 * i) for i, c in enumerate(dfn)])])
+    wait = WebDriverWait(browser, 15)
+    phone(browser, 390)
+    log_in(browser, base, wait)
+    for side in ("declarer", "defenders"):
+        assert browser.execute_script(
+            "return fetch('/api/captures', {method: 'POST', headers: {'Content-Type': 'application/json',"
+            " 'X-CSRF-Token': document.querySelector('input[name=csrf]').value}, body: JSON.stringify({side:"
+            f" '{side}'}})}}).then(r => r.status)") == 200
+    browser.get(f"{base}/capture")
+    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, ".hand-question")))
+    assert "The Pagat was not found" in browser.page_source
+    check_phone_page(browser, "Capture with the Talon cards to say")
+    Select(browser.find_element(By.ID, "talon-select")).select_by_value(str(len(dec) % 4))
+    wait.until(lambda b: b.find_elements(By.ID, "hand-settled"))
+    assert not browser.find_elements(By.CSS_SELECTOR, ".hand-question")
+    assert GAME.format(GAME.count(dec)) in browser.find_element(By.ID, "pile-declarer").text

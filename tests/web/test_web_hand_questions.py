@@ -201,3 +201,37 @@ def test_a_hand_with_open_questions_is_not_saved_from_the_photos(player, reads):
     r = player.post("/hands", data=data, follow_redirects=False)
     assert r.status_code == 303, r.text
     assert len(player.get("/api/hands").json()) == 1
+
+
+def test_saying_the_talon_cards_lets_the_count_of_tricks_place_a_lost_card(player, reads):
+    dec = lost_pagat(player, reads)
+    assert [q["card"] for q in player.get("/api/hand").json()["questions"]] == ["T1"]
+    page = player.get("/capture").text
+    assert 'id="talon-form"' in page and "tricks of 4 cards" in page      # four at this table
+    # Four cards a trick: the Declarer's pile holds len(dec) % 4 cards no trick brought; only the Declarer's
+    # pile can then take the Pagat.
+    r = player.post("/capture/talon", data={"csrf": player.csrf, "talon": str(len(dec) % 4)},
+                    follow_redirects=False)
+    assert r.status_code == 303
+    hand = player.get("/api/hand").json()
+    assert hand["settled"] and "T1" in hand["sides"]["declarer"]["cards"]
+    assert player.get("/api/piles").json()["talon"] == len(dec) % 4
+    # Unsaid through the API: the question is back; other fields stay as they were.
+    r = player.put("/api/hand-state", json={"talon": None})
+    assert r.status_code == 200 and r.json()["talon"] is None
+    assert [q["card"] for q in player.get("/api/hand").json()["questions"]] == ["T1"]
+    assert player.put("/api/hand-state", json={"rest_is_theirs": False}).json()["talon"] is None
+    assert player.put("/api/hand-state", json={"talon": 2}).json()["talon"] == 2
+    assert player.put("/api/hand-state", json={"rest_is_theirs": False}).json()["talon"] == 2
+
+
+@pytest.mark.parametrize("bad", [{"talon": 13}, {"talon": -1}, {"talon": "three"}, {"talon": 2.5}, {"talo": 1}])
+def test_a_malformed_talon_count_is_refused(player, bad):
+    assert player.put("/api/hand-state", json=bad).status_code == 422
+
+
+def test_a_malformed_talon_form_is_refused_and_changes_nothing(player, reads):
+    lost_pagat(player, reads)
+    r = player.post("/capture/talon", data={"csrf": player.csrf, "talon": "99"}, follow_redirects=False)
+    assert r.status_code == 422
+    assert player.get("/api/piles").json()["talon"] is None

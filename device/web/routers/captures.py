@@ -51,8 +51,11 @@ class CaptureBody(BaseModel):
 
 
 class HandStateBody(BaseModel):
+    """What the players say of the hand being counted; a field left out stays as it was."""
     model_config = ConfigDict(extra="forbid")
-    rest_is_theirs: bool
+    rest_is_theirs: bool | None = None
+    talon: int | None = Field(None, ge=0, le=12, description="cards in the Declarer's pile that no trick "
+                              "brought (discards, Talon cards); null: not said")
 
 
 # A version check and the write it allows happen together, so two devices cannot both pass the check.
@@ -136,6 +139,15 @@ def rest_form(c: Ctx, session: Evening, on: Annotated[str, Form()] = "", id: Ann
     return RedirectResponse(f"/capture?id={id}" if id.isdigit() else "/capture", status_code=303)
 
 
+@router.post("/capture/talon", dependencies=[Depends(require_write)])
+def talon_form(c: Ctx, session: Evening, talon: Annotated[str, Form()] = "", id: Annotated[str, Form()] = ""):
+    if talon and not (talon.isdigit() and int(talon) <= 12):
+        raise HTTPException(422, f"talon cards: a whole number 0-12, or nothing; not {talon[:20]!r}")
+    piles.set_talon(c.store, session, int(talon) if talon else None)
+    events.changed("hand_state")
+    return RedirectResponse(f"/capture?id={id}" if id.isdigit() else "/capture", status_code=303)
+
+
 # -- JSON API ---------------------------------------------------------------------------------
 @router.post("/api/captures", dependencies=[Depends(require_write)])
 def capture_now(body: CaptureBody, c: Ctx, session: Evening, key: IdempotencyKey = None):
@@ -201,7 +213,10 @@ def _piles_json(c: WebContext, session: dict) -> dict:
 
 @router.put("/api/hand-state", dependencies=[Depends(require_write)])
 def set_hand_state(body: HandStateBody, c: Ctx, session: Evening):
-    piles.set_rest_is_theirs(c.store, session, body.rest_is_theirs)
+    if body.rest_is_theirs is not None:
+        piles.set_rest_is_theirs(c.store, session, body.rest_is_theirs)
+    if "talon" in body.model_fields_set:
+        piles.set_talon(c.store, session, body.talon)
     events.changed("hand_state")
     return _piles_json(c, session)
 

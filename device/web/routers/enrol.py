@@ -61,7 +61,7 @@ async def enrol_card(request: Request, card_id: str, c: Ctx):
     import cv2
     import numpy as np
 
-    from vision.enrol import EnrolmentRefused, enrol_face
+    from vision.enrol import INDEX_BOX_MM, EnrolmentRefused, enrol_face
 
     form = await request.form()
     pack = _pack(form.get("pack"))
@@ -76,7 +76,7 @@ async def enrol_card(request: Request, card_id: str, c: Ctx):
     try:
         if image is None:
             raise EnrolmentRefused("no photo came, or it is not a JPEG or PNG image")
-        result = enrol_face(image, back=back, index_box_mm=None if card_id == BACK else (1.8, 2.5, 12.2, 47.0))
+        result = enrol_face(image, back=back, index_box_mm=None if card_id == BACK else INDEX_BOX_MM)
     except EnrolmentRefused as exc:
         return _page(request, c, pack, refused=f"{card_id}: {exc}", card=card_id, status_code=422)
     deck.mkdir(parents=True, exist_ok=True)
@@ -95,9 +95,18 @@ def enrol_face_image(card_id: str, c: Ctx):
 
 
 def _write_deck_json(deck: Path, cards: list[dict], pack: int) -> None:
+    import cv2
+
+    from vision.enrol import choose_index_box
+
     reference = json.loads((REFERENCE_DECK / "deck.json").read_text())
     data = {k: v for k, v in reference.items() if k != "cards"}
     done = _done(deck, cards)
+    if len(done) == len(cards):     # the whole pack: where do its faces print the index?
+        faces = [cv2.imread(str(deck / f"{cid}.png"), cv2.IMREAD_UNCHANGED) for cid in done]
+        box, how = choose_index_box([f for f in faces if f is not None])
+        data["index_box_mm"] = {"x0": box[0], "y0": box[1], "x1": box[2], "y1": box[3],
+                                "note": reference["index_box_mm"].get("note", ""), "how": how}
     data.update({"name": "enrolled at the table", "face_px_per_mm": 10, "cards": cards,
                  "enrolment": {"via": "web page", "pack": pack, "enrolled": len(done),
                                "missing": [k["id"] for k in cards if k["id"] not in set(done)],

@@ -129,6 +129,11 @@
 
   view.addEventListener("change", function (event) {
     if (event.target.id === "capture-side-set") setSide(captureId(), event.target.value, panel().dataset.version);
+    // the Talon cards said: one choice, no second tap on "Say"
+    if (event.target.id === "talon-select") {
+      const value = event.target.value;
+      api("PUT", "/api/hand-state", {talon: value === "" ? null : parseInt(value, 10)}).then(function (ok) { if (ok) refresh(); });
+    }
   });
 
   // Changes from every device: server-sent events, or polling where a browser has no EventSource.
