@@ -700,10 +700,7 @@ class _Decoder:
 
     def _placements(self, world: dict[int, str]) -> list[dict[str, str]]:
         """Every way to put the cards no read shows into piles (each answer or 'the rest' fixes one)."""
-        shown = set(world.values())
-        loose = [c for c in self.deck if c not in shown]
-        fixed = {c: self.placed.get(c, self.rest) for c in loose if self.rest or c in self.placed}
-        open_ = [c for c in loose if c not in fixed]
+        open_, fixed = self._loose(world)
         if len(open_) > 6:   # so many lost cards: the questions are asked anyway; try the likeliest few
             fixed.update({c: SIDES[b % 2] for b, c in enumerate(open_[6:])})
             open_ = open_[:6]
@@ -713,12 +710,24 @@ class _Decoder:
             for b, c in enumerate(open_):
                 p[c] = SIDES[(bits >> b) & 1]
             out.append(p)
-        if self.sizes is not None:
+        if self._counted(world):
             # The Declarer's pile holds whole tricks plus the contract's Talon cards: the other counts cannot be.
             seen = sum(1 for i, c in world.items() if c != NOT_A_CARD and self.reads[i].side == "declarer")
             fit = [p for p in out if seen + sum(1 for s in p.values() if s == "declarer") in self.sizes]
             out = fit or out
         return out
+
+    def _loose(self, world: dict[int, str]) -> tuple[list[str], dict[str, str]]:
+        """The cards no read shows: those whose pile is open, and those an answer or 'the rest' places."""
+        shown = set(world.values())
+        loose = [c for c in self.deck if c not in shown]
+        fixed = {c: self.placed.get(c, self.rest) for c in loose if self.rest or c in self.placed}
+        return [c for c in loose if c not in fixed], fixed
+
+    def _counted(self, world: dict[int, str]) -> bool:
+        """Whether the count of whole tricks narrows where the lost cards lie: told, and few enough lost that
+        every way to place them is tried."""
+        return self.sizes is not None and len(self._loose(world)[0]) <= 6
 
     # -- the decision
 
@@ -749,12 +758,13 @@ class _Decoder:
         if len(every) > 1:
             # Cards no read shows whose pile changes the score.
             shown = set(world.values())
+            counted = self._counted(world)
             for c in self.deck:
                 if c in shown or c in self.placed or self.rest:
                     continue
                 by_side = {s: {self._facts(self._piles_of(world, p)) for p in placements if p[c] == s} for s in SIDES}
                 if all(by_side.values()) and by_side["declarer"] != by_side["defenders"] or \
-                        self.sizes is None and any(self._facts(self._piles_of(world, p)) !=
+                        not counted and any(self._facts(self._piles_of(world, p)) !=
                                                    self._facts(self._piles_of(world, {**p, c: _other(p[c])}))
                                                    for p in placements):
                     questions.append(Question("which_pile", None, SIDES,
@@ -839,7 +849,9 @@ class _Decoder:
         n = sum(1 for i, c in world.items() if c != NOT_A_CARD and self.reads[i].side == side)
         if said and said[-1].card == "yes":
             return []
-        if said:
+        # The count of whole tricks the players gave already says that a card is hidden: no count to confirm.
+        declarer = n if side == "declarer" else len(self.deck) - n
+        if said or (self.sizes is not None and declarer not in self.sizes):
             return [Question("respread", side, (), f"Spread {SIDE_NAMES[side]} so that every card's corner "
                              "shows and take the photo again, or photograph the other pile too.")]
         return [Question("count", side, ("yes", "no"),

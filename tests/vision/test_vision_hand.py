@@ -176,6 +176,16 @@ def test_the_count_tells_how_many_lost_cards_each_pile_holds_but_not_which():
     assert told.questions == [] and "HK" in ids(told, "defenders")      # the count then places the other
 
 
+def test_with_more_lost_cards_than_are_tried_the_count_settles_none():
+    """Past six lost cards not every way to place them is tried, so the count must not settle any of them."""
+    dec, dfn = split(SLOVENIAN, 28, seed=11)
+    lost = dec[:5] + dfn[:4]
+    piles = piles_of([seen(c) for c in dec if c not in lost], [seen(c) for c in dfn if c not in lost])
+    plain = sorted(q.card for q in decode(SLOVENIAN, piles).questions if q.kind == "which_pile")
+    told = _Decoder(SLOVENIAN, piles, None, (), HandSettings(), sizes=SLOVENIAN.pile_sizes(4, len(dec) % 4)).run()
+    assert len(plain) >= 7 and sorted(q.card for q in told.questions if q.kind == "which_pile") == plain
+
+
 def test_a_count_no_placement_fits_is_not_trusted():
     dec, dfn, piles = lost_two()
     # Both lost cards lie somewhere, so the Declarer's pile holds len(dec) - 1 .. len(dec) + 1 cards: a size
@@ -183,6 +193,23 @@ def test_a_count_no_placement_fits_is_not_trusted():
     sizes = SLOVENIAN.pile_sizes(4, (len(dec) + 2) % 4)
     hand = _Decoder(SLOVENIAN, piles, None, (), HandSettings(), sizes=sizes).run()
     assert sorted(q.card for q in hand.questions) == sorted(q.card for q in decode(SLOVENIAN, piles).questions)
+
+
+@pytest.mark.parametrize("side", SIDES)
+def test_with_the_rest_theirs_a_count_whole_tricks_cannot_make_asks_for_a_respread_at_once(side):
+    dec, dfn = split(SLOVENIAN, 27, seed=9)
+    shown = dec if side == "declarer" else dfn
+    piles = {side: PileRead((2028, 1520), [seen(c) for c in shown[1:]])}      # one card hidden in it
+    rest = "defenders" if side == "declarer" else "declarer"
+    sizes = SLOVENIAN.pile_sizes(4, len(dec) % 4)
+    plain = _Decoder(SLOVENIAN, piles, rest, (), HandSettings()).run()
+    assert [q.kind for q in plain.questions] == ["count"]
+    told = _Decoder(SLOVENIAN, piles, rest, (), HandSettings(), sizes=sizes).run()
+    assert [q.kind for q in told.questions] == ["respread"]
+    # a count the tricks can make is still confirmed (a whole trick could lie hidden)
+    whole = {side: PileRead((2028, 1520), [seen(c) for c in shown])}
+    again = _Decoder(SLOVENIAN, whole, rest, (), HandSettings(), sizes=sizes).run()
+    assert [q.kind for q in again.questions] == ["count"]
 
 
 def test_pile_sizes_and_trick_cards():
