@@ -9,6 +9,7 @@ cls: (N, 128, 32, 3) uint8 BGR index crops cut like inference cuts them, with ca
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
 import time
@@ -27,8 +28,12 @@ MIN_VISIBLE = 0.33       # an index at least a third visible must be read
 HARD_VISIBLE = 0.15      # below this an index counts as covered (a negative)
 
 
+PROGRESS_FILE: Path | None = None   # set by models.train: the table's Training page reads it
+_written = [0.0]
+
+
 def progress(i: int, n: int, t0: float, label: str) -> None:
-    """One-line progress bar on stderr (no tqdm on the Pi image)."""
+    """One-line progress bar on stderr (no tqdm on the Pi image), and into PROGRESS_FILE when set."""
     done = (i + 1) / n
     bar = "#" * int(30 * done)
     eta = (time.time() - t0) / done * (1 - done)
@@ -36,6 +41,18 @@ def progress(i: int, n: int, t0: float, label: str) -> None:
     if i + 1 == n:
         sys.stderr.write("\n")
     sys.stderr.flush()
+    if PROGRESS_FILE is not None and (time.time() - _written[0] > 2.0 or i + 1 == n):
+        _written[0] = time.time()
+        write_progress(PROGRESS_FILE, {"step": label.split(" [")[0], "done": i + 1, "of": n,
+                                       "eta_s": round(eta), "running": True})
+
+
+def write_progress(path: Path, state: dict) -> None:
+    """The training's state as JSON, written whole (a reader never sees half a file, a power cut leaves the
+    last one)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps({**state, "updated": round(time.time(), 1)}))
+    tmp.replace(path)
 
 
 def det_label_array(labels: list[dict]) -> np.ndarray:

@@ -35,6 +35,7 @@ from vision.geometry import INDEX_ASPECT
 WORK = Path("/tmp/tarokcam-train")
 STRIDE = 4
 CHECKPOINTS = Path(__file__).with_name("checkpoints")
+PROGRESS_NAME = "progress.json"    # in --work: the run's state, shown on the table's Training page
 
 
 # ---------------------------------------------------------------- detector targets
@@ -313,6 +314,22 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
     args.work.mkdir(parents=True, exist_ok=True)
+    from models import dataset
+
+    dataset.PROGRESS_FILE = args.work / PROGRESS_NAME
+    run = {"faces": str(args.faces), "stage": args.stage, "finetune": args.finetune, "started": round(time.time())}
+    dataset.write_progress(dataset.PROGRESS_FILE, {**run, "step": "starting", "running": True})
+    try:
+        _run(args)
+    except BaseException as exc:
+        dataset.write_progress(dataset.PROGRESS_FILE, {**run, "step": "stopped", "running": False,
+                                                       "error": f"{type(exc).__name__}: {exc}"[:300]})
+        raise
+    dataset.write_progress(dataset.PROGRESS_FILE, {**run, "step": "finished", "running": False, "finished": True})
+    return 0
+
+
+def _run(args: argparse.Namespace) -> None:
     if args.finetune:
         prepare_finetune(args)
     deck = None
@@ -328,7 +345,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.stage in ("det", "all"):
         train_det(args.work, args.det_steps, args.det_batch, args.det_size, args.seed, args.ckpt_every, args.lr,
                   args.det_minutes, args.restart)
-    return 0
 
 
 if __name__ == "__main__":

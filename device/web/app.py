@@ -19,7 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from device.storage import NotFoundError, Store, StoreError
 from device.web import errors, scoring_adapter, security
 from device.web.deps import TableController, WebContext
-from device.web.routers import auth, captures, enrol, hands, health, questions, sheet
+from device.web.routers import auth, captures, enrol, hands, health, questions, sheet, training
 from device.web.routers import settings as settings_router
 
 log = logging.getLogger(__name__)
@@ -107,7 +107,7 @@ def create_app(
     _add_error_handlers(app)
     errors.html_error_pages(app)  # pages get HTML error pages; the API keeps JSON
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
-    for module in (auth, captures, questions, hands, sheet, settings_router, health, enrol):
+    for module in (auth, captures, questions, hands, sheet, settings_router, health, enrol, training):
         app.include_router(module.router)
     return app
 

@@ -32,6 +32,18 @@ def test_unit_passes_systemd_analyze_verify(tmp_path):
 
 
 @needs_analyze
+def test_finetune_unit_passes_systemd_analyze_verify(tmp_path):
+    text = (SYSTEMD / "tarokcam-finetune.service").read_text().replace("/opt/tarokcam/venv/bin/python", "/bin/true")
+    unit = tmp_path / "tarokcam-finetune.service"
+    unit.write_text(text)
+    result = subprocess.run([ANALYZE, "verify", str(unit)], check=False, capture_output=True, text=True, timeout=60,
+                            env={**os.environ, "SYSTEMD_LOG_COLOR": "0"})
+    problems = [line for line in (result.stdout + result.stderr).splitlines() if "tarokcam-finetune" in line]
+    assert result.returncode == 0 and problems == []
+    assert "Restart=on-failure" in text and "--finetune" in text and "/var/lib/tarokcam/training" in text
+
+
+@needs_analyze
 def test_verify_would_catch_a_typo(tmp_path):
     result = verify(UNIT.read_text().replace("WatchdogSec=", "WatchdogSecs="), tmp_path)
     assert "Unknown key 'WatchdogSecs'" in result.stderr

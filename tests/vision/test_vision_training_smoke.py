@@ -17,6 +17,8 @@ def test_generate_train_export_load(tmp_path):
     assert train.main(["--work", str(work), "--det-photos", "1", "--cls-photos", "1", "--det-steps", "1",
                        "--cls-epochs", "1", "--det-batch", "2", "--det-size", "128", "--threads", "1"]) == 0
     assert (work / "det.pt").exists() and (work / "cls.pt").exists()
+    state = json.loads((work / "progress.json").read_text())      # what the table's Training page shows
+    assert state["finished"] and not state["running"] and state["stage"] == "all"
     before = (work / "cls.pt").read_bytes()
     assert train.main(["--work", str(work), "--stage", "cls", "--cls-epochs", "1", "--restart", "--lr", "1e-3",
                        "--threads", "1"]) == 0          # fine-tuning: new schedule from the same weights
