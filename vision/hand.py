@@ -27,7 +27,7 @@ from scoring.deck import card as deck_card
 from scoring.game import Game
 from vision.geometry import INDEX_ASPECT, index_quad
 from vision.image import check_array
-from vision.recogniser import NOT_A_CARD, SAME_CARD_SPAN, Recogniser
+from vision.recogniser import NOT_A_CARD, Recogniser, one_card_span
 
 SIDES = ("declarer", "defenders")
 SIDE_NAMES = {"declarer": "the Declarer's pile", "defenders": "the Defenders' pile"}
@@ -385,8 +385,7 @@ def _merge_same_card(reads: list[Sighting]) -> list[Sighting]:
 
 
 def _twin(a: Sighting, b: Sighting) -> bool:
-    dist = math.dist(a.centre, b.centre) / ((a.height + b.height) / 2)
-    return abs(dist - SAME_CARD_SPAN) < 0.35 and float(np.dot(a.up, b.up)) < -0.8
+    return one_card_span(a.centre, a.up, a.height, b.centre, b.up, b.height)
 
 
 def _near_known(c, h, known: list[Sighting]) -> bool:

@@ -66,3 +66,20 @@ def test_the_two_indices_of_one_card_are_one_card_not_a_duplicate():
                                          y=100 + span * 0.8, up=(0.0, 1.0))]
     out = _resolve(reads, CONFIDENT)
     assert by_place(out) == [("T7", False)]  # merged into one card; the second index is not moved to T8
+
+
+@pytest.mark.parametrize("span_heights", [1.6, 1.75, 2.05, 2.3])
+def test_a_printing_with_a_shorter_index_still_reads_its_two_indices_as_one_card(span_heights):
+    # A held-out printing's indices read shorter, so the same 77.6 mm span is 1.84-2.33 index heights there.
+    span = span_heights * 40.0
+    reads = [read("T7", 0.99, 100), read("T7", 0.97, 100 + span * 0.6, y=100 + span * 0.8, up=(0.0, 1.0))]
+    out = _resolve(reads, CONFIDENT)
+    assert by_place(out) == [("T7", False)]
+
+
+@pytest.mark.parametrize("span_heights", [0.8, 3.0])
+def test_two_places_of_one_card_too_near_or_too_far_stay_a_flagged_duplicate(span_heights):
+    span = span_heights * 40.0
+    reads = [read("T7", 0.99, 100), read("T7", 0.97, 100 + span * 0.6, y=100 + span * 0.8, up=(0.0, 1.0))]
+    out = _resolve(reads, CONFIDENT)
+    assert [flag for _, flag in by_place(out)] == [True, True]
