@@ -2,7 +2,7 @@
 
     python -m models.evaluate --n 300 --seed 1000 [--model models/cards/<release>] [--json eval.json]
     python -m models.evaluate --faces /tmp/printings/holdout-1 --n 60     # a printing never trained on
-    python -m models.evaluate --check-release models/cards/<date>-my-deck --faces my_deck/ --n 40 --seed 3000
+    python -m models.evaluate --check-release models/cards/<date>-my-deck --faces my_deck/    # 60 photos, seed 3000
 
 An index at least a third visible must be read; one less visible may be read or not (neither counted);
 a read card must sit on one of that card's indices. Card Points use scoring.find_game(--game).count.
@@ -104,8 +104,8 @@ def _why_missed(card: str, labels, candidates) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=300)
-    ap.add_argument("--seed", type=int, default=1000)
+    ap.add_argument("--n", type=int, default=None, help="photos (default 300; 60 with --check-release)")
+    ap.add_argument("--seed", type=int, default=None, help="first seed (default 1000; 3000 with --check-release)")
     ap.add_argument("--model", type=Path, default=None)
     ap.add_argument("--game", default="slovenian")
     ap.add_argument("--empty", type=int, default=20, help="extra photos with no face-up card")
@@ -122,7 +122,10 @@ def main(argv: list[str] | None = None) -> int:
                          "--faces; exit 1, saying why, when it scores worse")
     ap.add_argument("--against", type=Path, default=None, help="the release to compare --check-release with")
     args = ap.parse_args(argv)
-    if args.check_release is not None:
+    checking = args.check_release is not None
+    args.n = args.n if args.n is not None else (60 if checking else 300)
+    args.seed = args.seed if args.seed is not None else (3000 if checking else 1000)
+    if checking:
         ok, reason, _, _ = check_release(args.check_release, args.against, args.faces, n=args.n, seed=args.seed,
                                          cache=args.cache, game=args.game)
         # the verdict beside the release: the service switches to a club release only when it passed
