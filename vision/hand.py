@@ -580,7 +580,10 @@ class _Decoder:
             cost = {c: -math.log(max(p, st.floor)) for c, p in probs.items()}
             # options far less likely than the read's best cannot make a plausible reading
             best = min(cost.values())
-            cost = {c: v for c, v in cost.items() if v <= best + st.plausible}
+            # "No card" always stays (at its own cost): a read whose likeliest card is surer elsewhere can then
+            # be nothing rather than be forced onto an arbitrary card.
+            cost = {c: v for c, v in cost.items() if v <= best + st.plausible or c == NOT_A_CARD}
+            cost.setdefault(NOT_A_CARD, -math.log(st.floor))
             key = (r.side, r.k)
             if key in forced:
                 cost = {forced[key]: 0.0}
