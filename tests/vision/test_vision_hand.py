@@ -212,6 +212,26 @@ def test_with_the_rest_theirs_a_count_whole_tricks_cannot_make_asks_for_a_respre
     assert [q.kind for q in again.questions] == ["count"]
 
 
+def test_a_read_whose_card_a_surer_read_holds_is_never_forced_onto_another_card():
+    """The T3 misread as a sure T5 while the real T5 is read surer still: the weaker read becomes the T3 or
+    nothing, never a card it gave no weight (the Jack lost in the other pile); with the count told the hand
+    is not settled wrong."""
+    dec, dfn = split(SLOVENIAN, 28, seed=12)
+    dec = [c for c in dec if c not in ("T3", "T5", "DJ")] + ["T3", "T5"]
+    dfn = [c for c in dfn if c not in ("T3", "T5", "DJ")] + ["DJ"]
+    misread = Sighting((0.0, 100.0), (0.0, -1.0), 80.0, (("T5", 0.999), ("T3", 0.0009), ("none", 0.0001)), 0, 0.9)
+    piles = piles_of([seen(c, 0.99999 if c == "T5" else 0.995) for c in dec if c != "T3"] + [misread],
+                     [seen(c) for c in dfn if c != "DJ"])
+    for sizes in (None, SLOVENIAN.pile_sizes(4, len(dec) % 4)):
+        d = _Decoder(SLOVENIAN, piles, None, (), HandSettings(), sizes=sizes)
+        world, _ = d._solve()
+        k = next(i for i, r in enumerate(d.reads) if r.s is misread)
+        assert world[k] in d.reads[k].cost
+        hand = d.run()
+        if not hand.questions:
+            assert sorted(ids(hand, "declarer")) == sorted(dec)
+
+
 def test_pile_sizes_and_trick_cards():
     assert sorted(SLOVENIAN.pile_sizes(4, 3))[:4] == [3, 7, 11, 15] and max(SLOVENIAN.pile_sizes(4, 3)) == 51
     assert SLOVENIAN.pile_sizes(3, 0) == frozenset(range(0, 55, 3))
