@@ -88,7 +88,9 @@ def test_finetune_on_a_deck_folder_resumes_and_exports(tmp_path):
             "--det-steps", "2", "--cls-epochs", "1", "--det-batch", "2", "--det-size", "128", "--threads", "1"]
     assert train.main(args) == 0
     names = sorted(p.name for p in work.iterdir())
-    assert names == ["cls-deck.npz", "cls-ref.npz", "cls.pt", "det-deck.npz", "det-ref.npz", "det.pt"]
+    assert names == ["cls-deck.npz", "cls-ref.npz", "cls.pt", "det-deck.npz", "det-ref.npz", "det.pt",
+                     "progress.json"]
+    assert json.loads((work / "progress.json").read_text())["finished"]     # the Training page's "Finished"
     det = torch.load(work / "det.pt", weights_only=False)
     assert det["step"] == 2                                    # the fine-tune's own schedule, from step 0
     release = torch.load(train.CHECKPOINTS / "det.pt", weights_only=False)["model"]
