@@ -703,6 +703,7 @@ class _Decoder:
     def _placements(self, world: dict[int, str]) -> list[dict[str, str]]:
         """Every way to put the cards no read shows into piles (each answer or 'the rest' fixes one)."""
         open_, fixed = self._loose(world)
+        counted = self.sizes is not None and len(open_) <= 6     # `_counted`, without finding the cards again
         if len(open_) > 6:   # so many lost cards: the questions are asked anyway; try the likeliest few
             fixed.update({c: SIDES[b % 2] for b, c in enumerate(open_[6:])})
             open_ = open_[:6]
@@ -712,7 +713,7 @@ class _Decoder:
             for b, c in enumerate(open_):
                 p[c] = SIDES[(bits >> b) & 1]
             out.append(p)
-        if self._counted(world):
+        if counted:
             # The Declarer's pile holds whole tricks plus the contract's Talon cards: the other counts cannot be.
             seen = sum(1 for i, c in world.items() if c != NOT_A_CARD and self.reads[i].side == "declarer")
             fit = [p for p in out if seen + sum(1 for s in p.values() if s == "declarer") in self.sizes]
@@ -764,11 +765,7 @@ class _Decoder:
             for c in self.deck:
                 if c in shown or c in self.placed or self.rest:
                     continue
-                by_side = {s: {self._facts(self._piles_of(world, p)) for p in placements if p[c] == s} for s in SIDES}
-                if all(by_side.values()) and by_side["declarer"] != by_side["defenders"] or \
-                        not counted and any(self._facts(self._piles_of(world, p)) !=
-                                                   self._facts(self._piles_of(world, {**p, c: _other(p[c])}))
-                                                   for p in placements):
+                if self._pile_matters(world, placements, c, counted):
                     questions.append(Question("which_pile", None, SIDES,
                                               f"The {_name(c)} was not found: which pile is it in?", card=c))
             for i, alts in alternatives.items():
@@ -783,6 +780,15 @@ class _Decoder:
         questions += self._count_check(world, questions)
         sides = self._sides(world, placements[0], set(alternatives))
         return HandRead(self.game.id, sides, questions, self.rest, frozenset(every))
+
+    def _pile_matters(self, world: dict[int, str], placements: list[dict[str, str]], c: str, counted: bool) -> bool:
+        """Whether the pile of lost card c changes the score. With the count, the placements it allows are
+        compared by c's side; without it, each placement against the same one with c moved over."""
+        if counted:
+            by_side = {s: {self._facts(self._piles_of(world, p)) for p in placements if p[c] == s} for s in SIDES}
+            return all(by_side.values()) and by_side["declarer"] != by_side["defenders"]
+        return any(self._facts(self._piles_of(world, p)) != self._facts(self._piles_of(world, {**p, c: _other(p[c])}))
+                   for p in placements)
 
     def _narrowing(self, questions: list[Question], every: frozenset, quiet: list[Question]) -> list[Question]:
         """Only the questions whose answers leave different scores possible: each is tried with every answer.
