@@ -24,6 +24,7 @@ class Game:
     contracts: tuple[tuple[str, str], ...] = ()
     bonuses: tuple[tuple[str, str], ...] = ()
     tariff: Mapping[str, Any] = field(default_factory=dict)
+    tricks: Mapping[int, int] = field(default_factory=dict)  # players seated -> cards in each trick (where known)
     score: Callable[..., Any] | None = None  # (hand: dict, options: dict | None) -> HandResult
     session_end: Callable[..., Any] | None = None  # (totals, hands_played, options) -> dict of the session's end state
 
@@ -47,18 +48,13 @@ class Game:
         """How many cards the Declarer's pile can hold: whole tricks of one card per player, plus the `talon`
         cards that lie in it without being won in a trick (the Declarer's discards, or the Talon cards the
         contract gives that side). The rest of the deck is the Defenders'."""
-        n = len(self.deck)
         if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 6:
             raise ValueError(f"players must be a whole number 2-6, not {players!r}")
-        if isinstance(talon, bool) or not isinstance(talon, int) or not 0 <= talon <= min(12, n):
-            raise ValueError(f"talon cards must be a whole number 0-12, not {talon!r}")
-        return frozenset(range(talon, n + 1, players))
+        return frozenset(range(talon_cards(talon), len(self.deck) + 1, players))
 
     def trick_cards(self, seated: int) -> int | None:
         """Cards in each trick with `seated` players at the table; None where the rules here do not say."""
-        if seated not in self.players or self.id in ("dappen", "strawman"):
-            return None
-        return 4 if self.id == "hungarian" else seated     # five at a Hungarian table: the Dealer sits out
+        return self.tricks.get(seated)
 
     def format(self, points: Fraction) -> str:
         return format_points(points)
@@ -78,3 +74,10 @@ class Game:
 
     def __repr__(self) -> str:
         return f"find_game({self.id!r})"
+
+
+def talon_cards(value: Any) -> int:
+    """A count of the cards in the Declarer's pile that no trick brought: a whole number 0-12, else ValueError."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 12:
+        raise ValueError(f"talon cards must be a whole number 0-12, not {value!r}")
+    return value

@@ -14,6 +14,7 @@ import json
 from device import handread
 from device.storage import SIDES, Store
 from device.web import scoring_adapter as rules
+from scoring.game import talon_cards
 
 SIDE_NAMES = {"declarer": "Declarer", "defenders": "Defenders"}
 PILE_OF = {"declarer": "the Declarer's pile", "defenders": "the Defenders' pile"}
@@ -131,9 +132,7 @@ def set_rest_is_theirs(store: Store, session: dict, on: bool) -> dict:
 def set_talon(store: Store, session: dict, talon: int | None) -> dict:
     """How many cards lie in the Declarer's pile without a trick (the discards, or the Talon cards the
     contract gives that side), or None to unsay it; returns the new hand_state."""
-    if talon is not None and (isinstance(talon, bool) or not isinstance(talon, int) or not 0 <= talon <= 12):
-        raise ValueError(f"talon cards must be a whole number 0-12, not {talon!r}")
-    return _say(store, session, talon=talon)
+    return _say(store, session, talon=None if talon is None else talon_cards(talon))
 
 
 def piles_view(store: Store, session: dict) -> dict:

@@ -200,6 +200,7 @@ GAME = Game(
     # Königrufen: 35 1/3 is rounded down, and 35:35 loses for the declarer (Styrian option: 35 1/3 wins).
     deck=DECK,
     players=(4,),
+    tricks={4: 4},
     counter=count_in_thirds,
     to_win=Fraction(107, 3),
     contracts=CONTRACTS,

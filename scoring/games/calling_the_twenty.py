@@ -147,6 +147,7 @@ GAME = Game(
     aliases=("zwanzigerrufen", "calling the twenty", "twenty"),
     deck=DECK_40,
     players=(4,),
+    tricks={4: 4},
     counter=count,
     to_win=Fraction(45),
     contracts=CONTRACTS,

@@ -234,6 +234,7 @@ GAME = Game(
     aliases=("tarokk", "paskievics", "paskievics tarokk", "magyar tarokk"),
     deck=DECK_42,
     players=(4, 5),
+    tricks={4: 4, 5: 4},  # five at a table: the Dealer sits out
     counter=count_per_card,
     to_win=Fraction(48),
     contracts=CONTRACTS,

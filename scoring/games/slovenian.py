@@ -225,6 +225,7 @@ GAME = Game(
     aliases=("tarok", "slovenski tarok"),
     deck=DECK,
     players=(4, 3),
+    tricks={4: 4, 3: 3},
     counter=count_thirds_rounded,
     to_win=Fraction(36),
     contracts=tuple((c.id, c.name) for c in CONTRACTS.values()),

@@ -141,9 +141,10 @@ def rest_form(c: Ctx, session: Evening, on: Annotated[str, Form()] = "", id: Ann
 
 @router.post("/capture/talon", dependencies=[Depends(require_write)])
 def talon_form(c: Ctx, session: Evening, talon: Annotated[str, Form()] = "", id: Annotated[str, Form()] = ""):
-    if talon and not (talon.isdigit() and int(talon) <= 12):
-        raise HTTPException(422, f"talon cards: a whole number 0-12, or nothing; not {talon[:20]!r}")
-    piles.set_talon(c.store, session, int(talon) if talon else None)
+    try:
+        piles.set_talon(c.store, session, int(talon) if talon.strip() else None)
+    except ValueError:
+        raise HTTPException(422, f"talon cards: a whole number 0-12, or nothing; not {talon[:20]!r}") from None
     events.changed("hand_state")
     return RedirectResponse(f"/capture?id={id}" if id.isdigit() else "/capture", status_code=303)
 
