@@ -352,26 +352,18 @@ def main(argv: list[str] | None = None) -> int:
                           if args.reuse_reads else None) for s in SIDES}
         both = reader.decode(game, piles)
         row["ms"] = (time.perf_counter() - t) * 1000
-        if "both" in modes:
-            row["both"] = judge(game, truth["piles"], both)
-            row["both"]["idle_questions"] = idle_questions(reader, game, piles, both)
-            row["taps_both"] = taps(reader, game, piles, truth["piles"])
-        if "told" in modes:
-            # The same photos with the players saying how the tricks and the Talon lie (the count then places
-            # a card no photo shows).
-            tricks = tricks_of(truth, args.seed, i)
-            sizes = game.pile_sizes(tricks["players"], tricks["talon"])
-            told = reader.decode(game, piles, sizes=sizes)
-            row["told"] = judge(game, truth["piles"], told)
-            row["told"]["idle_questions"] = idle_questions(reader, game, piles, told, sizes=sizes)
-            row["taps_told"] = taps(reader, game, piles, truth["piles"], sizes=sizes)
-        if "rest" in modes:
-            rest = reader.decode(game, {"declarer": piles["declarer"]}, rest="defenders")
-            row["rest"] = judge(game, truth["piles"], rest)
-            row["rest"]["idle_questions"] = idle_questions(reader, game, {"declarer": piles["declarer"]}, rest,
-                                                           "defenders")
-            row["taps_rest"] = taps(reader, game, {"declarer": piles["declarer"]}, truth["piles"],
-                                    rest="defenders")
+        # Two photos; the same with the players saying how the tricks and the Talon lie (the count then places
+        # a card no photo shows); the Declarer's photo alone with the rest theirs.
+        for mode, shown, rest, told in (("both", piles, None, False), ("told", piles, None, True),
+                                        ("rest", {"declarer": piles["declarer"]}, "defenders", False)):
+            if mode not in modes:
+                continue
+            tricks = tricks_of(truth, args.seed, i) if told else None
+            sizes = game.pile_sizes(tricks["players"], tricks["talon"]) if told else None
+            result = both if mode == "both" else reader.decode(game, shown, rest=rest, sizes=sizes)
+            row[mode] = judge(game, truth["piles"], result)
+            row[mode]["idle_questions"] = idle_questions(reader, game, shown, result, rest, sizes)
+            row[f"taps_{mode}"] = taps(reader, game, shown, truth["piles"], rest=rest, sizes=sizes)
         rows.append(row)
         first = next(m for m in ("both", "told", "rest") if m in modes)
         done = [r[first] for r in rows]
