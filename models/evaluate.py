@@ -3,6 +3,7 @@
     python -m models.evaluate --n 300 --seed 1000 [--model models/cards/<release>] [--json eval.json]
     python -m models.evaluate --faces /tmp/printings/holdout-1 --n 60     # a printing never trained on
     python -m models.evaluate --check-release models/cards/<date>-my-deck --faces my_deck/    # 60 photos, seed 3000
+                                                   # and the enrolment photos my_deck/deck.json names
 
 An index at least a third visible must be read; one less visible may be read or not (neither counted);
 a read card must sit on one of that card's indices. Card Points use scoring.find_game(--game).count.
@@ -121,13 +122,16 @@ def main(argv: list[str] | None = None) -> int:
                     help="compare this release with --against (default the newest bundled one) on photos of "
                          "--faces; exit 1, saying why, when it scores worse")
     ap.add_argument("--against", type=Path, default=None, help="the release to compare --check-release with")
+    ap.add_argument("--enrol-photos", type=Path, default=None, metavar="DIR",
+                    help="with --check-release: the photos the deck was enrolled from, named by card id (default: "
+                         "the folder the deck's deck.json names, when it is there)")
     args = ap.parse_args(argv)
     checking = args.check_release is not None
     args.n = args.n if args.n is not None else (60 if checking else 300)
     args.seed = args.seed if args.seed is not None else (3000 if checking else 1000)
     if checking:
         ok, reason, _, _ = check_release(args.check_release, args.against, args.faces, n=args.n, seed=args.seed,
-                                         cache=args.cache, game=args.game)
+                                         cache=args.cache, game=args.game, enrol_photos=args.enrol_photos)
         # the verdict beside the release: the service switches to a club release only when it passed
         write_release_check(args.check_release, ok, reason, str(args.against or "the newest bundled release"))
         print(reason)
@@ -176,13 +180,46 @@ def run_photos(rec, deck: Deck, game, n: int, empty_n: int, seed: int, cache: Pa
     return rows, ms
 
 
+PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png")
+
+
+def enrolment_photos(faces: Path) -> Path | None:
+    """The folder of the photos a deck was enrolled from, as its deck.json records it (`enrolment.photos`,
+    relative to the deck folder or absolute), when it is still there."""
+    try:
+        where = json.loads((Path(faces) / "deck.json").read_text()).get("enrolment", {}).get("photos")
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not where:
+        return None
+    folder = Path(where) if Path(where).is_absolute() else Path(faces) / where
+    return folder if folder.is_dir() else None
+
+
+def read_enrolment_photos(rec, folder: Path, ids: set[str]) -> dict:
+    """Each enrolment photo (one card face up, named by its id) read by `rec`: right when its card is read
+    and no other. Returns {"photos": n, "right": k, "wrong": {card: [what was read]}}."""
+    photos = sorted(p for p in Path(folder).iterdir() if p.suffix.lower() in PHOTO_SUFFIXES and p.stem in ids)
+    wrong = {}
+    for p in photos:
+        img = cv2.imread(str(p), cv2.IMREAD_COLOR)
+        read = [r.card_id for r in rec.recognise(img)] if img is not None else ["(unreadable photo)"]
+        if set(read) != {p.stem}:
+            wrong[p.stem] = read
+    return {"photos": len(photos), "right": len(photos) - len(wrong), "wrong": wrong}
+
+
 def check_release(candidate: Path, bundled: Path | None, faces: Path, *, n: int = 40, seed: int = 3000,
-                  cache: Path | None = None, game: str = "slovenian") -> tuple[bool, str, dict, dict]:
+                  cache: Path | None = None, game: str = "slovenian",
+                  enrol_photos: Path | None = None) -> tuple[bool, str, dict, dict]:
     """Item 5 of issue 14: may the table switch to `candidate`? Both releases read the same generated photos
-    of the candidate's own deck (`faces`); the candidate is refused when its recall or its precision there
-    is below the bundled release's (bundled None: the newest under models/cards/). Returns (ok, the reason
-    in words, the candidate's summary, the bundled one's)."""
+    of the candidate's own deck (`faces`), and the photos the deck was enrolled from (`enrol_photos`, default
+    the folder its deck.json names); the candidate is refused when its recall or its precision on the
+    generated photos, or the enrolment photos it reads right, fall below the bundled release's (bundled None:
+    the newest under models/cards/). Returns (ok, the reason in words, the candidate's summary, the bundled
+    one's), each summary with "enrolment_photos" when there were any."""
     deck, g = Deck.load(faces), scoring.find_game(game)
+    enrol_photos = enrol_photos if enrol_photos is not None else enrolment_photos(faces)
     if bundled is None:
         others = sorted(p for p in MODELS_DIR.glob("*") if (p / "model.json").exists() and not club_deck(p)
                         and p.resolve() != Path(candidate).resolve())
@@ -194,10 +231,20 @@ def check_release(candidate: Path, bundled: Path | None, faces: Path, *, n: int 
         rec = Recogniser.load(model)
         rows, ms = run_photos(rec, deck, g, n, 0, seed, cache)
         summaries[name] = summarise(rows, ms)
+        if enrol_photos is not None:
+            summaries[name]["enrolment_photos"] = read_enrolment_photos(rec, enrol_photos, set(deck.ids))
     c, b = summaries["candidate"], summaries["bundled"]
     figures = (f"on {n} generated photos of {faces}: candidate recall {c['recall']:.4f} precision "
                f"{c['precision']:.4f}, bundled recall {b['recall']:.4f} precision {b['precision']:.4f}")
     worse = [k for k in ("recall", "precision") if c[k] < b[k]]
+    if enrol_photos is not None:
+        ce, be = c["enrolment_photos"], b["enrolment_photos"]
+        figures += (f"; on the {ce['photos']} enrolment photos in {enrol_photos}: candidate reads {ce['right']} "
+                    f"right, bundled {be['right']}")
+        if ce["wrong"]:
+            figures += " (candidate wrong on " + ", ".join(sorted(ce["wrong"])[:8]) + ")"
+        if ce["right"] < be["right"]:
+            worse.append("enrolment photos")
     if worse:
         return False, (f"refused: {Path(candidate).name} scores worse than the bundled release on its own "
                        f"deck ({' and '.join(worse)}) {figures}"), c, b

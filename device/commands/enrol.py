@@ -174,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
         "face_px_per_mm": 10,
         "index_box_mm": {"x0": box[0], "y0": box[1], "x1": box[2], "y1": box[3],
                          "note": reference["index_box_mm"].get("note", ""), "how": how},
-        "enrolment": {"photos": str(args.photos), "on_mat": calib is not None, "back": back_source,
+        "enrolment": {"photos": str(args.photos.resolve()), "on_mat": calib is not None, "back": back_source,
                       "created": datetime.now(UTC).isoformat(timespec="seconds"),
                       "enrolled": len(done), "refused": refused, "missing": missing},
         "cards": cards,

@@ -48,10 +48,15 @@ def test_guided_enrolment_names_cuts_shows_and_moves_on(client, tmp_path):
     face = cv2.imdecode(np.frombuffer(png.content, np.uint8), cv2.IMREAD_UNCHANGED)
     assert face.shape == (1120, 600, 4) and face_difference(face, load_face("T1")) < 10
     assert (tmp_path / "deck" / "deck.json").is_file()
+    # the photo itself is kept beside the faces, for the check of the deck's release on its own photos
+    kept = tmp_path / "deck" / "photos" / "T1.jpg"
+    assert kept.read_bytes().startswith(b"\xff\xd8") and cv2.imread(str(kept)).shape == (750, 1000, 3)
+    from models.evaluate import enrolment_photos
+    assert enrolment_photos(tmp_path / "deck") == tmp_path / "deck" / "photos"
     blurred = client.post("/enrol/T2", data={"csrf": client.csrf, "pack": "54"},
                           files={"photo": ("t2.jpg", _jpeg("T2", blur=5), "image/jpeg")})
     assert blurred.status_code == 422 and "T2: the photo is blurred" in blurred.text
-    assert not (tmp_path / "deck" / "T2.png").exists()
+    assert not (tmp_path / "deck" / "T2.png").exists() and not (tmp_path / "deck" / "photos" / "T2.jpg").exists()
     assert client.post("/enrol/H2", data={"csrf": client.csrf, "pack": "42"},
                        files={"photo": ("h2.jpg", _jpeg("H2"), "image/jpeg")}).status_code == 404  # not in 42
     assert client.get("/enrol/face/T2.png").status_code == 404

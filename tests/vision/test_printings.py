@@ -4,6 +4,7 @@ the fine-tune path (`models.train --finetune --faces`) and the release check (`m
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -122,6 +123,59 @@ def test_release_check_refuses_a_worse_release(monkeypatch, tmp_path):
     assert ok and reason.startswith("accepted")
     ok, reason, _, _ = evaluate.check_release(tmp_path / "bad", tmp_path / "bundled", FACES_DIR, n=3)
     assert not ok and "refused" in reason and "(recall)" in reason and "0.9500" in reason and "0.9700" in reason
+
+
+def test_release_check_reads_the_enrolment_photos(monkeypatch, tmp_path):
+    """The check also reads the photos the deck was enrolled from (the folder deck.json names): a release
+    that reads fewer of them right than the bundled one is refused, with the cards it got wrong."""
+    import shutil
+
+    from models import evaluate
+
+    deck = tmp_path / "deck"
+    shutil.copytree(FACES_DIR, deck)
+    data = json.loads((deck / "deck.json").read_text())
+    data["enrolment"] = {"photos": "photos"}
+    (deck / "deck.json").write_text(json.dumps(data))
+    photos = deck / "photos"
+    photos.mkdir()
+    for cid in ("T1", "HK", "SKUS"):
+        cv2.imwrite(str(photos / f"{cid}.jpg"), np.full((40, 60, 3), 200, np.uint8))
+    (photos / "notes.txt").write_text("not a photo")
+    (photos / "X9.jpg").write_bytes(b"not a card of the deck")
+    reads = {"good": {"T1": ["T1"], "HK": ["HK", "HK"], "SKUS": ["SKUS"]},
+             "bad": {"T1": ["T1"], "HK": ["HK", "T4"], "SKUS": []},
+             "bundled": {"T1": ["T1"], "HK": ["HK"], "SKUS": ["T21"]}}
+
+    class Rec:
+        photo = ""      # the photo last opened (imread below)
+
+        def __init__(self, name):
+            self.name = name
+
+        def recognise(self, img):
+            return [type("R", (), {"card_id": c})() for c in reads[self.name][self.photo]]
+
+    monkeypatch.setattr(evaluate.Recogniser, "load", classmethod(lambda cls, p: Rec(p.name)))
+    monkeypatch.setattr(evaluate, "run_photos", lambda rec, *a: ([rec.name], []))
+    monkeypatch.setattr(evaluate, "summarise", lambda rows, ms: {"recall": 0.97, "precision": 0.996})
+    real_imread = cv2.imread
+
+    def imread(path, flags=None):       # which photo the fake recogniser is shown
+        Rec.photo = Path(path).stem
+        return real_imread(path, flags) if flags is not None else real_imread(path)
+
+    monkeypatch.setattr(evaluate.cv2, "imread", imread)
+    ok, reason, c, b = evaluate.check_release(tmp_path / "good", tmp_path / "bundled", deck, n=3)
+    assert ok and "3 enrolment photos" in reason and "candidate reads 3 right, bundled 2" in reason
+    assert b["enrolment_photos"]["wrong"] == {"SKUS": ["T21"]}
+    ok, reason, c, _ = evaluate.check_release(tmp_path / "bad", tmp_path / "bundled", deck, n=3)
+    assert not ok and "(enrolment photos)" in reason and "candidate wrong on HK, SKUS" in reason
+    assert c["enrolment_photos"] == {"photos": 3, "right": 1, "wrong": {"HK": ["HK", "T4"], "SKUS": []}}
+    # without the photos (moved away, or never kept) only the generated photos decide
+    shutil.rmtree(photos)
+    ok, reason, c, _ = evaluate.check_release(tmp_path / "bad", tmp_path / "bundled", deck, n=3)
+    assert ok and "enrolment" not in reason and "enrolment_photos" not in c
 
 
 def test_data_sets_draw_a_printing_per_photo(monkeypatch):

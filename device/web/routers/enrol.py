@@ -18,6 +18,7 @@ from device.web.deps import Ctx, WebContext, render, require_write
 
 router = APIRouter(tags=["enrol"])
 BACK = "back"
+PHOTOS = "photos"       # the enrolment photos, beside the faces
 
 
 def _deck_dir(c: WebContext) -> Path:
@@ -82,6 +83,15 @@ async def enrol_card(request: Request, card_id: str, c: Ctx):
     deck.mkdir(parents=True, exist_ok=True)
     if not cv2.imwrite(str(deck / f"{card_id}.png"), result.face):
         raise HTTPException(500, f"cannot write the face to {deck}")
+    if card_id != BACK:     # the photo itself, for the check of the deck's release (models.evaluate)
+        (deck / PHOTOS).mkdir(exist_ok=True)
+        for old in (deck / PHOTOS).glob(f"{card_id}.*"):
+            old.unlink()
+        if data.startswith(b"\x89PNG"):
+            _write_atomic(deck / PHOTOS / f"{card_id}.png", data)
+        else:   # a JPEG as it came (EXIF kept); any other image the browser sent, as a JPEG
+            _write_atomic(deck / PHOTOS / f"{card_id}.jpg",
+                          data if data.startswith(b"\xff\xd8") else cv2.imencode(".jpg", image)[1].tobytes())
     _write_deck_json(deck, cards, pack)
     return RedirectResponse(f"/enrol?pack={pack}&last={card_id}", status_code=303)
 
@@ -92,6 +102,12 @@ def enrol_face_image(card_id: str, c: Ctx):
     if not card_id.replace("_", "").isalnum() or not path.is_file():
         raise HTTPException(404, f"no enrolled face {card_id!r}")
     return FileResponse(path, media_type="image/png")
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)
 
 
 def _write_deck_json(deck: Path, cards: list[dict], pack: int) -> None:
@@ -108,7 +124,7 @@ def _write_deck_json(deck: Path, cards: list[dict], pack: int) -> None:
         data["index_box_mm"] = {"x0": box[0], "y0": box[1], "x1": box[2], "y1": box[3],
                                 "note": reference["index_box_mm"].get("note", ""), "how": how}
     data.update({"name": "enrolled at the table", "face_px_per_mm": 10, "cards": cards,
-                 "enrolment": {"via": "web page", "pack": pack, "enrolled": len(done),
+                 "enrolment": {"via": "web page", "photos": PHOTOS, "pack": pack, "enrolled": len(done),
                                "missing": [k["id"] for k in cards if k["id"] not in set(done)],
                                "updated": datetime.now(UTC).isoformat(timespec="seconds")}})
     tmp = deck / "deck.json.tmp"
