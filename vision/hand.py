@@ -35,7 +35,8 @@ SIDE_NAMES = {"declarer": "the Declarer's pile", "defenders": "the Defenders' pi
 
 @dataclass(frozen=True, slots=True)
 class HandSettings:
-    plausible: float = 5.3          # an other reading is plausible when at most e^5.3 (200) times less likely
+    keep: float = 5.3               # a read's options at most e^5.3 (200) times less likely than its best are weighed
+    plausible: float = 3.0          # an other reading is asked about when at most e^3 (20) times less likely
     floor: float = 1e-6             # smallest probability a read gives any card (the classifier is not perfect)
     candidates: int = 8             # cards kept per read (and the card of no read: "none")
     min_candidate: float = 1e-5
@@ -582,7 +583,7 @@ class _Decoder:
             best = min(cost.values())
             # "No card" always stays (at its own cost): a read whose likeliest card is surer elsewhere can then
             # be nothing rather than be forced onto an arbitrary card.
-            cost = {c: v for c, v in cost.items() if v <= best + st.plausible or c == NOT_A_CARD}
+            cost = {c: v for c, v in cost.items() if v <= best + st.keep or c == NOT_A_CARD}
             cost.setdefault(NOT_A_CARD, -math.log(st.floor))
             key = (r.side, r.k)
             if key in forced:
@@ -798,18 +799,22 @@ class _Decoder:
         if not self.check or not questions or len(questions) > self.st.check_questions:
             return questions
         deadline = time.perf_counter() + self.st.check_s
-        kept = self._narrow(questions, deadline, True)
+        after: dict = {}
+        kept = self._narrow(questions, deadline, True, after)
         if not kept and len(every) > 1:
-            kept = self._narrow(quiet[: self.st.check_questions], deadline, False)
-        return kept if kept or len(every) <= 1 else questions
+            kept = self._narrow(quiet[: self.st.check_questions], deadline, False, after)
+        return _not_implied(kept, after) if kept or len(every) <= 1 else questions
 
-    def _narrow(self, questions: list[Question], deadline: float, unchecked_stay: bool) -> list[Question]:
-        """The questions shown to narrow the score; past the deadline the rest stay only if unchecked_stay."""
+    def _narrow(self, questions: list[Question], deadline: float, unchecked_stay: bool,
+                after: dict) -> list[Question]:
+        """The questions shown to narrow the score; past the deadline the rest stay only if unchecked_stay.
+        after: filled with each tried question's hands, one per answer."""
         kept = []
         for k, q in enumerate(questions):
             if time.perf_counter() > deadline:
                 return kept + (questions[k:] if unchecked_stay else [])
-            if len({self._told(a, deadline).run().outcomes for a in q.answers()}) > 1:
+            after[_key(q)] = [self._told(a, deadline).run() for a in q.answers()]
+            if len({h.outcomes for h in after[_key(q)]}) > 1:
                 kept.append(q)
         return kept
 
@@ -898,6 +903,21 @@ class _Decoder:
                 points = None
             res[s] = SideCards(cards, points)
         return res
+
+
+def _key(q: Question) -> tuple:
+    return q.kind, q.side, q.sighting, q.card
+
+
+def _not_implied(questions: list[Question], after: Mapping[tuple, list[HandRead]]) -> list[Question]:
+    """The questions less those that every answer to an earlier one settles: they are not put to the players
+    yet (one still open after that answer comes back with the hand read again), so each tap counts."""
+    kept: list[Question] = []
+    for q in questions:
+        if not any(_key(k) in after and all(_key(q) not in {_key(x) for x in h.questions} for h in after[_key(k)])
+                   for k in kept):
+            kept.append(q)
+    return kept
 
 
 def _other(side: str) -> str:
