@@ -474,15 +474,34 @@ def _gaps(reads: list[Sighting], st: HandSettings) -> tuple[list[Gap], list[tupl
 _INF = 1e9
 
 
-def _assign(cost: list[list[float]]) -> tuple[list[int], float]:
+def _assign(cost, warm: _Assignment | None = None, force: tuple[int, int, float] | None = None) -> _Assignment:
     """Minimum-cost perfect assignment of a square matrix (Hungarian method with potentials, O(n^3), the
-    inner scan in numpy); row -> column. Small and exact, so no scipy on the Pi."""
+    inner scan in numpy); row -> column. Small and exact, so no scipy on the Pi.
+
+    warm, force: `warm` solved this very matrix; now row force[0] may take only column force[1], at cost
+    force[2]. The dual potentials stay feasible (the forced row's is set to fit its one entry) and every other
+    pair stays tight, so freeing the two rows the force touches and placing them again is exact, at O(n^2)
+    each."""
     c = np.asarray(cost, np.float64)
     n = len(c)
-    u, v = np.zeros(n + 1), np.zeros(n + 1)
-    p = np.zeros(n + 1, np.int64)           # p[j]: row (1-based) matched to column j; column 0 is the root
+    if warm is None:
+        u, v = np.zeros(n + 1), np.zeros(n + 1)
+        p = np.zeros(n + 1, np.int64)       # p[j]: row (1-based) matched to column j; column 0 is the root
+        free_rows = range(1, n + 1)
+    else:
+        u, v, p = warm.u.copy(), warm.v.copy(), warm.p.copy()
+        row, col, keep = force
+        c = c.copy()
+        c[row, :] = _INF
+        c[row, col] = keep
+        u[row + 1] = keep - v[col + 1]
+        free_rows = [row + 1]
+        p[p == row + 1] = 0
+        if p[col + 1]:
+            free_rows.append(int(p[col + 1]))
+            p[col + 1] = 0
     way = np.zeros(n + 1, np.int64)
-    for i in range(1, n + 1):
+    for i in free_rows:
         p[0], j0 = i, 0
         minv = np.full(n + 1, np.inf)
         used = np.zeros(n + 1, bool)
@@ -511,7 +530,16 @@ def _assign(cost: list[list[float]]) -> tuple[list[int], float]:
     for j in range(1, n + 1):
         if p[j]:
             rows[p[j] - 1] = j - 1
-    return rows, float(sum(c[i, rows[i]] for i in range(n)))
+    return _Assignment(rows, float(sum(c[i, rows[i]] for i in range(n))), u, v, p)
+
+
+@dataclass(slots=True)
+class _Assignment:
+    rows: list[int]            # row -> column
+    total: float
+    u: np.ndarray              # the dual potentials and matching, to start a forced solve from
+    v: np.ndarray
+    p: np.ndarray
 
 
 @dataclass(slots=True)
@@ -546,6 +574,8 @@ class _Decoder:
                       for k, s in enumerate(piles[side].sightings)]
         self.placed = {a.card: a.side for a in self.answers if a.kind == "which_pile"}
         self._fact_cache: dict = {}
+        self._placed_facts: dict = {}   # (the world's piles, a placement of the lost cards) -> facts
+        self._group_cache: dict = {}    # a group's solves, shared with the copies told one more answer
         self._costs()
         self._groups()
 
@@ -630,29 +660,49 @@ class _Decoder:
             self.solved[g] = (reads, cards, *self._solve_group(reads, cards, None))
 
     def _solve_group(self, reads: list[int], cards: list[str], force: tuple[int, str] | None):
-        """Likeliest assignment of a group: rows = its reads + one "no read" row per card, columns = its
-        cards + one "none" column per read."""
+        """Likeliest assignment of a group (read -> card or "none", and its cost), once per group and force:
+        a copy told one more answer solves again only the groups the answer changes, and a forced solve
+        starts from the group's own. A read's costs are known by their dict (an answered read gets a new
+        one), kept alive in the cache so that its id is never another's."""
+        costs = tuple(self.reads[i].cost for i in reads)
+        placed = tuple(self.placed.get(c) for c in cards) if self.rest is not None else ()
+        key = (tuple(reads), tuple(cards), tuple(map(id, costs)), placed)
+        if key not in self._group_cache:
+            matrix = self._group_matrix(reads, cards)
+            self._group_cache[key] = (matrix, _assign(matrix) if len(matrix) else None, {}, costs)
+        matrix, base, forced, _ = self._group_cache[key]
+        if base is None:
+            return {}, 0.0
+        if force is None:
+            solved = base
+        else:
+            if force not in forced:
+                a = reads.index(force[0])
+                col = len(cards) + a if force[1] == NOT_A_CARD else cards.index(force[1])
+                # an option the read does not have is taken at no cost, as asked
+                forced[force] = _assign(matrix, base, (a, col, self.reads[force[0]].cost.get(force[1], 0.0)))
+            solved = forced[force]
+        k = len(cards)
+        return ({i: (cards[solved.rows[a]] if solved.rows[a] < k else NOT_A_CARD) for a, i in enumerate(reads)},
+                solved.total)
+
+    def _group_matrix(self, reads: list[int], cards: list[str]) -> np.ndarray:
+        """rows = the group's reads + one "no read" row per card, columns = its cards + one "none" column per
+        read."""
         m, k = len(reads), len(cards)
         col = {c: j for j, c in enumerate(cards)}
         n = m + k
-        cost = [[_INF] * n for _ in range(n)]
+        cost = np.full((n, n), _INF)
         for a, i in enumerate(reads):
-            r = self.reads[i]
-            opts = r.cost if force is None or force[0] != i else {force[1]: r.cost.get(force[1], 0.0)}
-            for c, v in opts.items():
+            for c, v in self.reads[i].cost.items():
                 if c == NOT_A_CARD:
-                    cost[a][k + a] = v
+                    cost[a, k + a] = v
                 elif c in col:
-                    cost[a][col[c]] = v
+                    cost[a, col[c]] = v
         for j, c in enumerate(cards):
-            row = cost[m + j]
-            row[j] = self._unplaced_cost(c)
-            for a in range(m):
-                row[k + a] = 0.0
-        if n == 0:
-            return {}, 0.0
-        rows, total = _assign(cost)
-        return {i: (cards[rows[a]] if rows[a] < k else NOT_A_CARD) for a, i in enumerate(reads)}, total
+            cost[m + j, j] = self._unplaced_cost(c)
+            cost[m + j, k:] = 0.0
+        return cost
 
     def _solve(self, force: tuple[int, str] | None = None) -> tuple[dict[int, str], float]:
         """Likeliest assignment (read index -> card or "none"), optionally with one read forced to a card."""
@@ -839,7 +889,17 @@ class _Decoder:
         return (None, None) if card == NOT_A_CARD else (self.pips[card], card if card in self.special else None)
 
     def _fact_set(self, world: dict[int, str], placements: list[dict[str, str]]) -> frozenset:
-        return frozenset(self._facts(self._piles_of(world, p)) for p in placements)
+        """The facts of each placement of the lost cards with this world: the world's piles are keyed once,
+        each placement by its few cards."""
+        seen = self._piles_of(world, {})
+        key = tuple(frozenset(seen[s]) for s in SIDES)
+        out = set()
+        for p in placements:
+            k = (key, frozenset(p.items()))
+            if k not in self._placed_facts:
+                self._placed_facts[k] = self._facts(self._piles_of(world, p))
+            out.add(self._placed_facts[k])
+        return frozenset(out)
 
     def _which_card(self, i: int, here: str, alts: list[str]) -> Question:
         r = self.reads[i]

@@ -348,11 +348,24 @@ def test_every_deck_card_lies_in_exactly_one_pile_and_a_settled_hand_is_right(de
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 6), st.integers(0, 2**31 - 1))
 def test_assignment_is_the_cheapest_permutation(n, seed):
-    cost = np.random.default_rng(seed).uniform(0, 10, (n, n)).tolist()
-    rows, total = _assign(cost)
-    assert sorted(rows) == list(range(n))
+    rng = np.random.default_rng(seed)
+    cost = rng.uniform(0, 10, (n, n))
+    cost[rng.random((n, n)) < 0.3] = 1e9            # options a read does not have
+    solved = _assign(cost)
+    assert sorted(solved.rows) == list(range(n))
     best = min(sum(cost[i][p[i]] for i in range(n)) for p in itertools.permutations(range(n)))
-    assert total == pytest.approx(best)
+    assert solved.total == pytest.approx(best)
+    # Started again from that solve with one row forced onto one column (at another cost): the cheapest
+    # permutation that has it.
+    row, col, keep = int(rng.integers(n)), int(rng.integers(n)), float(rng.uniform(0, 10))
+    forced = _assign(cost, solved, (row, col, keep))
+    masked = cost.copy()
+    masked[row] = 1e9
+    masked[row, col] = keep
+    best = min(sum(masked[i][p[i]] for i in range(n)) for p in itertools.permutations(range(n)))
+    assert sorted(forced.rows) == list(range(n)) and forced.total == pytest.approx(best)
+    if best < 1e9:      # (when the rest cannot do without an option they do not have, any row is as dear)
+        assert forced.rows[row] == col
 
 
 def test_a_gap_in_a_steady_spread_is_found_where_the_card_lies():
