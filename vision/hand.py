@@ -41,6 +41,7 @@ class HandSettings:
     candidates: int = 8             # cards kept per read (and the card of no read: "none")
     min_candidate: float = 1e-5
     hidden: float = 0.02            # chance that a card of a pile was not detected at all
+    seen_twice: float = 0.1         # chance that a read is a card another read of its photo is sure of, seen again
     free_share: float = 0.1         # share of a read's doubt given to the cards no read claims
     gap_ratio: float = 1.7          # a step this many times the pile's usual step leaves room for a card
     relook_heat: float = 0.08       # detector threshold when looking again at a gap
@@ -593,11 +594,21 @@ class _Decoder:
         for c in free:
             by_pips.setdefault(self.pips[c], []).append(c)
         forced = {(a.side, a.sighting): a.card for a in self.answers if a.kind == "which_card"}
+        sure: dict[tuple[str, str], list[int]] = {}      # (side, card) -> the reads there sure of it
+        for r in self.reads:
+            for c, p in r.s.likely:
+                if c != NOT_A_CARD and p >= 0.5:
+                    sure.setdefault((r.side, c), []).append(r.k)
         for r in self.reads:
             probs = {c: p for c, p in r.s.likely if c == NOT_A_CARD or c in self.pips}
             if NOT_A_CARD in probs and not r.s.relook:
                 # a strong detector peak is itself evidence of a card: the classifier's "none" counts less
                 probs[NOT_A_CARD] *= float(np.clip(2 * (1 - r.s.heat), st.heat_floor, 1.0))
+            # A read whose cards another read of the same photo is sure of may be that card seen twice (its
+            # other index, not joined): then it is no card of its own.
+            twice = sum(p for c, p in probs.items() if c != NOT_A_CARD
+                        and any(k != r.k for k in sure.get((r.side, c), ())))
+            probs[NOT_A_CARD] = max(probs.get(NOT_A_CARD, 0.0), st.seen_twice * twice)
             cardness = 1 - probs.get(NOT_A_CARD, 0.0)
             top = max(p for c, p in probs.items() if c != NOT_A_CARD) if len(probs) > 1 else 0.0
             # What the classifier is not sure of may belong to any card that no read claims: more so to one

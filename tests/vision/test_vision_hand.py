@@ -494,6 +494,33 @@ def test_a_question_whose_answers_leave_the_same_scores_open_is_not_asked():
         assert told.sides[s].card_points == game.count(truth[s])
 
 
+def test_a_read_of_a_card_seen_surely_in_its_own_photo_may_be_that_card_again():
+    """Hand 52 of the generator's seed 90000: the Declarer's read 5 (D4 or D1, both read surely elsewhere in that
+    photo) is one of them seen twice. Taken for the lost T12 it made the count fit with the lost Jacks in the
+    Declarer's pile: settled wrong. Now the hand asks about that read, and the truthful answer settles it right."""
+    data = json.loads((ROOT / "tests/vision/data/hands/seen_twice.json").read_text())
+    game = scoring.find_game(data["game"])
+    piles = {s: PileRead.from_json(data["piles"][s]) for s in SIDES}
+    sizes = game.pile_sizes(data["players"], data["talon"])
+    truth = data["truth"]
+    hand = _Decoder(game, piles, None, [], HandSettings(check_s=60), sizes=sizes).run()
+    assert hand.questions, "settled although read 5 may be the T12 or nothing"
+    q = next(q for q in hand.questions if q.kind == "which_card" and q.side == "declarer" and q.sighting == 5)
+    assert "none" in q.choices and "T12" in q.choices
+    answers = [Answer("which_card", "declarer", "none", 5)]
+    told = _Decoder(game, piles, None, answers, HandSettings(check_s=60), sizes=sizes).run()
+    # The three lost cards then lie all in the Declarer's pile or all in the Defenders' (33 or 36 cards): one
+    # more tap says which.
+    assert [(q.kind, q.card) for q in told.questions] == [("which_pile", "T12")]
+    answers.append(Answer("which_pile", "defenders", "T12"))
+    told = _Decoder(game, piles, None, answers, HandSettings(check_s=60), sizes=sizes).run()
+    assert told.questions == []
+    assert {s: sorted(told.sides[s].ids()) for s in SIDES} == {s: sorted(truth[s]) for s in SIDES}
+    # Without the rule (a read's "none" only as the classifier says), the same hand settles wrong.
+    old = _Decoder(game, piles, None, [], HandSettings(check_s=60, seen_twice=0.0), sizes=sizes).run()
+    assert not old.questions and sorted(old.sides["declarer"].ids()) != sorted(truth["declarer"])
+
+
 @settings(max_examples=12, deadline=None)
 @given(deals)
 def test_a_settled_hand_has_one_possible_score_and_every_question_narrows_it(deal):
