@@ -36,7 +36,9 @@ SIDE_NAMES = {"declarer": "the Declarer's pile", "defenders": "the Defenders' pi
 @dataclass(frozen=True, slots=True)
 class HandSettings:
     keep: float = 5.3               # a read's options at most e^5.3 (200) times less likely than its best are weighed
-    plausible: float = 3.0          # an other reading is asked about when at most e^3 (20) times less likely
+    plausible: float = 3.0          # an other reading is asked about when at most e^3 (20) times less likely,
+    plausible_none: float = 5.3     # ... whether a read unsure of every card is one at all up to e^5.3 (200):
+    #                                 a card that is not there moves the count
     floor: float = 1e-6             # smallest probability a read gives any card (the classifier is not perfect)
     candidates: int = 8             # cards kept per read (and the card of no read: "none")
     min_candidate: float = 1e-5
@@ -808,7 +810,8 @@ class _Decoder:
             here = world[i]
             mine = r.cost.get(here, _INF)
             for c, v in sorted(r.cost.items(), key=lambda t: t[1]):
-                if c == here or v - mine > st.plausible:
+                limit = st.plausible_none if NOT_A_CARD in (c, here) and _best_card(r.s) < 0.5 else st.plausible
+                if c == here or v - mine > limit:
                     continue
                 if time.perf_counter() > deadline:
                     # no time left to weigh it against the whole hand: a question if it scores otherwise
@@ -816,7 +819,7 @@ class _Decoder:
                     alternatives.setdefault(i, []).append((c, differs))
                     continue
                 other, t2 = self._solve((i, c))
-                if t2 - total <= st.plausible:
+                if t2 - total <= limit:
                     alternatives.setdefault(i, []).append((c, self._fact_set(other, self._placements(other))))
         every = set(base_set).union(*(f for alts in alternatives.values() for _, f in alts))
         questions: list[Question] = []

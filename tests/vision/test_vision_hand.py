@@ -494,6 +494,37 @@ def test_a_question_whose_answers_leave_the_same_scores_open_is_not_asked():
         assert told.sides[s].card_points == game.count(truth[s])
 
 
+def _answered_truly(game, piles, sizes, truth, answers, most=6, settings=HandSettings(check_s=60)):
+    """The hand after the players answer its first question truthfully, again and again, until none is open."""
+    answers = list(answers)
+    hand = _Decoder(game, piles, None, answers, settings, sizes=sizes).run()
+    while hand.questions and len(answers) < most:
+        q = hand.questions[0]
+        if q.kind == "which_pile":
+            answers.append(Answer("which_pile", next(s for s in SIDES if q.card in truth[s]), q.card))
+        else:
+            answers.append(Answer("which_card", q.side, next((c for c in q.choices if c in truth[q.side]), "none"),
+                                  q.sighting))
+        hand = _Decoder(game, piles, None, answers, settings, sizes=sizes).run()
+    assert hand.questions == []
+    return hand
+
+
+def test_a_read_unsure_of_every_card_is_asked_whether_it_is_one():
+    """Hand 197 of seed 90000 (42 cards): the Declarer's read 14 is no card, unsure of every card it might be.
+    Taken for the lost T18, it made the count fit with two more lost cards in the Declarer's pile, and the hand
+    ended settled wrong after truthful taps. Whether such a read is a card at all is asked up to 200 to 1."""
+    data = json.loads((ROOT / "tests/vision/data/hands/no_card.json").read_text())
+    game = scoring.find_game(data["game"])
+    piles = {s: PileRead.from_json(data["piles"][s]) for s in SIDES}
+    sizes, truth = game.pile_sizes(data["players"], data["talon"]), data["truth"]
+    hand = _answered_truly(game, piles, sizes, truth, [])
+    assert {s: sorted(hand.sides[s].ids()) for s in SIDES} == {s: sorted(truth[s]) for s in SIDES}
+    # asked about as any other reading, the truthful taps end on a wrong hand
+    wrong = _answered_truly(game, piles, sizes, truth, [], settings=HandSettings(check_s=60, plausible_none=3.0))
+    assert sorted(wrong.sides["declarer"].ids()) != sorted(truth["declarer"])
+
+
 def test_a_read_of_a_card_seen_surely_in_its_own_photo_may_be_that_card_again():
     """Hand 52 of the generator's seed 90000: the Declarer's read 5 (D4 or D1, both read surely elsewhere in that
     photo) is one of them seen twice. Taken for the lost T12 it made the count fit with the lost Jacks in the
@@ -509,15 +540,15 @@ def test_a_read_of_a_card_seen_surely_in_its_own_photo_may_be_that_card_again():
     assert "none" in q.choices and "T12" in q.choices
     answers = [Answer("which_card", "declarer", "none", 5)]
     told = _Decoder(game, piles, None, answers, HandSettings(check_s=60), sizes=sizes).run()
-    # The three lost cards then lie all in the Declarer's pile or all in the Defenders' (33 or 36 cards): one
-    # more tap says which.
-    assert [(q.kind, q.card) for q in told.questions] == [("which_pile", "T12")]
-    answers.append(Answer("which_pile", "defenders", "T12"))
-    told = _Decoder(game, piles, None, answers, HandSettings(check_s=60), sizes=sizes).run()
-    assert told.questions == []
+    # The three lost cards then lie all in the Declarer's pile or all in the Defenders' (33 or 36 cards): a
+    # tap says which. The other questions answered truthfully too, the hand is settled right.
+    assert ("which_pile", "T12") in [(q.kind, q.card) for q in told.questions]
+    told = _answered_truly(game, piles, sizes, truth, answers)
     assert {s: sorted(told.sides[s].ids()) for s in SIDES} == {s: sorted(truth[s]) for s in SIDES}
-    # Without the rule (a read's "none" only as the classifier says), the same hand settles wrong.
-    old = _Decoder(game, piles, None, [], HandSettings(check_s=60, seen_twice=0.0), sizes=sizes).run()
+    # Without the rule (a read's "none" only as the classifier says) and with a read unsure of every card asked
+    # about as any other, the same hand settles wrong.
+    old = _Decoder(game, piles, None, [], HandSettings(check_s=60, seen_twice=0.0, plausible_none=3.0),
+                   sizes=sizes).run()
     assert not old.questions and sorted(old.sides["declarer"].ids()) != sorted(truth["declarer"])
 
 
