@@ -859,7 +859,7 @@ class _Decoder:
         """Only the questions whose answers leave different scores possible: each is tried with every answer.
         A doubt seen card by card may not matter once the whole hand is weighed (another read takes up the
         slack). When none narrows while the score is still open, the quiet doubts (reads whose other readings
-        alone score the same) are tried too; when none of those narrows either, all are kept."""
+        alone score the same) are tried too; when none of those narrows either, the first is put alone."""
         if not self.check or not questions or len(questions) > self.st.check_questions:
             return questions
         deadline = time.perf_counter() + self.st.check_s
@@ -867,7 +867,9 @@ class _Decoder:
         kept = self._narrow(questions, deadline, True, after)
         if not kept and len(every) > 1:
             kept = self._narrow(quiet[: self.st.check_questions], deadline, False, after)
-        return _not_implied(kept, after) if kept or len(every) <= 1 else questions
+        # none narrows alone: the doubts matter only together, so one is put at a time (the hand is read again
+        # with its answer, and the next then narrows or is put in turn)
+        return _not_implied(kept, after) if kept or len(every) <= 1 else questions[:1]
 
     def _narrow(self, questions: list[Question], deadline: float, unchecked_stay: bool,
                 after: dict) -> list[Question]:
