@@ -586,21 +586,17 @@ class _Decoder:
 
     def _costs(self) -> None:
         st = self.st
-        claimed = {}
-        for r in self.reads:
-            for c, p in r.s.likely:
-                if c != NOT_A_CARD and p >= 0.5:
-                    claimed[c] = True
-        free = [c for c in self.deck if c not in claimed]
-        by_pips: dict[int, list[str]] = {}
-        for c in free:
-            by_pips.setdefault(self.pips[c], []).append(c)
-        forced = {(a.side, a.sighting): a.card for a in self.answers if a.kind == "which_card"}
         sure: dict[tuple[str, str], list[int]] = {}      # (side, card) -> the reads there sure of it
         for r in self.reads:
             for c, p in r.s.likely:
                 if c != NOT_A_CARD and p >= 0.5:
                     sure.setdefault((r.side, c), []).append(r.k)
+        claimed = {c for _, c in sure}
+        free = [c for c in self.deck if c not in claimed]
+        by_pips: dict[int, list[str]] = {}
+        for c in free:
+            by_pips.setdefault(self.pips[c], []).append(c)
+        forced = {(a.side, a.sighting): a.card for a in self.answers if a.kind == "which_card"}
         for r in self.reads:
             probs = {c: p for c, p in r.s.likely if c == NOT_A_CARD or c in self.pips}
             if NOT_A_CARD in probs and not r.s.relook:
@@ -809,8 +805,9 @@ class _Decoder:
         for i, r in enumerate(self.reads):
             here = world[i]
             mine = r.cost.get(here, _INF)
+            unsure = _best_card(r.s) < 0.5
             for c, v in sorted(r.cost.items(), key=lambda t: t[1]):
-                limit = st.plausible_none if NOT_A_CARD in (c, here) and _best_card(r.s) < 0.5 else st.plausible
+                limit = st.plausible_none if unsure and NOT_A_CARD in (c, here) else st.plausible
                 if c == here or v - mine > limit:
                     continue
                 if time.perf_counter() > deadline:
@@ -849,11 +846,12 @@ class _Decoder:
     def _pile_matters(self, world: dict[int, str], placements: list[dict[str, str]], c: str, counted: bool) -> bool:
         """Whether the pile of lost card c changes the score. With the count, the placements it allows are
         compared by c's side; without it, each placement against the same one with c moved over."""
+        facts = self._placed_facts_of(world, placements)
         if counted:
-            by_side = {s: {self._facts(self._piles_of(world, p)) for p in placements if p[c] == s} for s in SIDES}
+            by_side = {s: {f for f, p in zip(facts, placements) if p[c] == s} for s in SIDES}
             return all(by_side.values()) and by_side["declarer"] != by_side["defenders"]
-        return any(self._facts(self._piles_of(world, p)) != self._facts(self._piles_of(world, {**p, c: _other(p[c])}))
-                   for p in placements)
+        moved = self._placed_facts_of(world, [{**p, c: _other(p[c])} for p in placements])
+        return facts != moved
 
     def _narrowing(self, questions: list[Question], every: frozenset, quiet: list[Question]) -> list[Question]:
         """Only the questions whose answers leave different scores possible: each is tried with every answer.
@@ -905,17 +903,20 @@ class _Decoder:
         return (None, None) if card == NOT_A_CARD else (self.pips[card], card if card in self.special else None)
 
     def _fact_set(self, world: dict[int, str], placements: list[dict[str, str]]) -> frozenset:
+        return frozenset(self._placed_facts_of(world, placements))
+
+    def _placed_facts_of(self, world: dict[int, str], placements: list[dict[str, str]]) -> list:
         """The facts of each placement of the lost cards with this world: the world's piles are keyed once,
         each placement by its few cards."""
         seen = self._piles_of(world, {})
         key = tuple(frozenset(seen[s]) for s in SIDES)
-        out = set()
+        out = []
         for p in placements:
             k = (key, frozenset(p.items()))
             if k not in self._placed_facts:
                 self._placed_facts[k] = self._facts(self._piles_of(world, p))
-            out.add(self._placed_facts[k])
-        return frozenset(out)
+            out.append(self._placed_facts[k])
+        return out
 
     def _which_card(self, i: int, here: str, alts: list[str]) -> Question:
         r = self.reads[i]
