@@ -27,6 +27,8 @@ import scoring
 from models.dataset import MIN_VISIBLE, progress
 from models.synth import FACES_DIR, Deck, random_scene, render
 from vision import Recogniser
+from vision.errors import ImageError
+from vision.image import read_image
 from vision.geometry import index_offset
 from vision.recogniser import MODELS_DIR, NOT_A_CARD, club_deck, write_release_check
 
@@ -180,7 +182,7 @@ def run_photos(rec, deck: Deck, game, n: int, empty_n: int, seed: int, cache: Pa
     return rows, ms
 
 
-PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png")
+PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png")     # what vision.image.read_image reads
 
 
 def enrolment_photos(faces: Path) -> Path | None:
@@ -202,8 +204,10 @@ def read_enrolment_photos(rec, folder: Path, ids: set[str]) -> dict:
     photos = sorted(p for p in Path(folder).iterdir() if p.suffix.lower() in PHOTO_SUFFIXES and p.stem in ids)
     wrong = {}
     for p in photos:
-        img = cv2.imread(str(p), cv2.IMREAD_COLOR)
-        read = [r.card_id for r in rec.recognise(img)] if img is not None else ["(unreadable photo)"]
+        try:
+            read = [r.card_id for r in rec.recognise(read_image(p))]
+        except ImageError as exc:
+            read = [f"(unreadable: {exc})"]
         if set(read) != {p.stem}:
             wrong[p.stem] = read
     return {"photos": len(photos), "right": len(photos) - len(wrong), "wrong": wrong}

@@ -159,13 +159,13 @@ def test_release_check_reads_the_enrolment_photos(monkeypatch, tmp_path):
     monkeypatch.setattr(evaluate.Recogniser, "load", classmethod(lambda cls, p: Rec(p.name)))
     monkeypatch.setattr(evaluate, "run_photos", lambda rec, *a: ([rec.name], []))
     monkeypatch.setattr(evaluate, "summarise", lambda rows, ms: {"recall": 0.97, "precision": 0.996})
-    real_imread = cv2.imread
+    real_read = evaluate.read_image
 
-    def imread(path, flags=None):       # which photo the fake recogniser is shown
+    def read_image(path):       # which photo the fake recogniser is shown
         Rec.photo = Path(path).stem
-        return real_imread(path, flags) if flags is not None else real_imread(path)
+        return real_read(path)
 
-    monkeypatch.setattr(evaluate.cv2, "imread", imread)
+    monkeypatch.setattr(evaluate, "read_image", read_image)
     ok, reason, c, b = evaluate.check_release(tmp_path / "good", tmp_path / "bundled", deck, n=3)
     assert ok and "3 enrolment photos" in reason and "candidate reads 3 right, bundled 2" in reason
     assert b["enrolment_photos"]["wrong"] == {"SKUS": ["T21"]}

@@ -13,6 +13,7 @@ from pathlib import Path
 from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import FileResponse, RedirectResponse
 
+from calibration.mat import write_atomic
 from device.commands.enrol import REFERENCE_DECK
 from device.web.deps import Ctx, WebContext, render, require_write
 
@@ -88,9 +89,9 @@ async def enrol_card(request: Request, card_id: str, c: Ctx):
         for old in (deck / PHOTOS).glob(f"{card_id}.*"):
             old.unlink()
         if data.startswith(b"\x89PNG"):
-            _write_atomic(deck / PHOTOS / f"{card_id}.png", data)
+            write_atomic(deck / PHOTOS / f"{card_id}.png", data)
         else:   # a JPEG as it came (EXIF kept); any other image the browser sent, as a JPEG
-            _write_atomic(deck / PHOTOS / f"{card_id}.jpg",
+            write_atomic(deck / PHOTOS / f"{card_id}.jpg",
                           data if data.startswith(b"\xff\xd8") else cv2.imencode(".jpg", image)[1].tobytes())
     _write_deck_json(deck, cards, pack)
     return RedirectResponse(f"/enrol?pack={pack}&last={card_id}", status_code=303)
@@ -102,12 +103,6 @@ def enrol_face_image(card_id: str, c: Ctx):
     if not card_id.replace("_", "").isalnum() or not path.is_file():
         raise HTTPException(404, f"no enrolled face {card_id!r}")
     return FileResponse(path, media_type="image/png")
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
 
 
 def _write_deck_json(deck: Path, cards: list[dict], pack: int) -> None:
