@@ -1,6 +1,7 @@
 """Recognise every card index in a photo: detector on a downscaled copy, classifier on full-resolution crops."""
 from __future__ import annotations
 
+import copy
 import ctypes
 import ctypes.util
 import hashlib
@@ -28,12 +29,23 @@ SAME_CARD_SPAN = math.hypot(60 - 2 * 7.0, 112 - 2 * 24.75) / 44.5
 # index by what is printed, so a printing with a shorter index strip reads shorter heights and a longer span
 # (reference rendering: 1.58-1.82; a held-out printing: 1.84-2.33).
 SAME_CARD_SPANS = (SAME_CARD_SPAN - 0.35, SAME_CARD_SPAN + 0.75)
+# Seen from the top-left index (up its numeral, right across it) the bottom-right one lies down and to the right,
+# 143.6 degrees from up (46 mm across, 62.5 mm down); a printing whose ink fills less of the strip moves both
+# centres to the corners (about 147). An index of a neighbouring card at the span lies off this line.
+SAME_CARD_ANGLE = math.degrees(math.atan2(60 - 2 * 7.0, -(112 - 2 * 24.75)))
+SAME_CARD_ANGLE_TOLERANCE = 15.0
 
 
 def one_card_span(centre_a, up_a, height_a, centre_b, up_b, height_b) -> bool:
     """True when two indices (centre, up, height px) are the top-left and the turned bottom-right one of a card."""
-    dist = float(np.hypot(*(np.asarray(centre_a) - np.asarray(centre_b)))) / ((height_a + height_b) / 2)
-    return SAME_CARD_SPANS[0] < dist < SAME_CARD_SPANS[1] and float(np.dot(up_a, up_b)) < -0.8
+    d = np.asarray(centre_b, np.float64) - np.asarray(centre_a, np.float64)
+    dist = float(np.hypot(*d)) / ((height_a + height_b) / 2)
+    if not (SAME_CARD_SPANS[0] < dist < SAME_CARD_SPANS[1] and float(np.dot(up_a, up_b)) < -0.8):
+        return False
+    # the same angle seen from either index: from b, both its up and the way to a are turned round
+    u = np.asarray(up_a, np.float64)
+    angle = math.degrees(math.atan2(float(d[1] * u[0] - d[0] * u[1]), float(d @ u)))
+    return abs(angle - SAME_CARD_ANGLE) < SAME_CARD_ANGLE_TOLERANCE
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +159,12 @@ class Recogniser:
         self.labels, self.deck_pips, self.settings, self.name = labels, pips, settings, name
         self.timings: dict[str, float] = {}
         self.candidates: list[tuple[np.ndarray, float, str]] = []   # last photo: (centre, height, likeliest read)
+
+    def with_settings(self, **changes) -> Recogniser:
+        """The same models (their runners shared) with some settings changed."""
+        out = copy.copy(self)
+        out.settings = replace(self.settings, **changes)
+        return out
 
     @classmethod
     def load(cls, model_dir: Path | None = None, runner: str = "onnx", settings: Settings | None = None) -> Recogniser:

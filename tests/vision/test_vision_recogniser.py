@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from vision import ImageError, ModelError, Recogniser, Recognition
-from vision.recogniser import SAME_CARD_SPAN, Settings, sha256_file
+from vision.recogniser import SAME_CARD_ANGLE, SAME_CARD_SPAN, Settings, sha256_file
 from vision.runners.fake import FakeRunner
 
 LABELS = ["T1", "T2", "HK", "none"]
@@ -107,10 +107,17 @@ def test_background_dropped_and_pips_mismatch_flagged():
 def test_two_indices_of_one_card_merge_but_a_true_duplicate_is_flagged():
     h = 60.0
     d = SAME_CARD_SPAN * h
-    other = (100 + d * math.sin(math.radians(30)), 60 + d * math.cos(math.radians(30)))
-    rec = Recogniser(_detector([(100, 60, 180, h), (*other, 0, h)]), _classifier([(2, 4), (2, 4)]),
+    # a card lying upside down: its top-left index points down (up = (0, 1)), the turned one lies up and left
+    a = math.radians(SAME_CARD_ANGLE)
+    other = (200 - d * math.sin(a), 200 + d * math.cos(a))
+    rec = Recogniser(_detector([(200, 200, 180, h), (*other, 0, h)]), _classifier([(2, 4), (2, 4)]),
                      LABELS, PIPS, Settings(det_long=400))
     assert [r.card_id for r in rec.recognise(_image())] == ["HK"]
+    # the same span at another angle is the index of a neighbouring card: two reads of one card, flagged
+    wrong = (200 - d * math.sin(a - 0.6), 200 + d * math.cos(a - 0.6))
+    rec = Recogniser(_detector([(200, 200, 180, h), (*wrong, 0, h)]), _classifier([(2, 4), (2, 4)]),
+                     LABELS, PIPS, Settings(det_long=400))
+    assert [r.card_id for r in rec.recognise(_image())] == ["HK", "HK"]
     rec = Recogniser(_detector([(60, 100, 0, h), (300, 100, 0, h)]), _classifier([(2, 4), (2, 4)]),
                      LABELS, PIPS, Settings(det_long=400))
     reads = rec.recognise(_image())
