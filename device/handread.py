@@ -71,14 +71,15 @@ def answers(store: Store, session: dict, after: int) -> list[dict]:
 
 
 def add_answer(store: Store, session: dict, after: int, answer: dict) -> None:
-    """Keep an answer (which_card: side, sighting, card; which_pile: card, side; count: side, yes / no); a
+    """Keep an answer (which_card: side, sighting, card; which_pile: card, side; count: side, yes / no;
+    pile_size: side, the number of cards); a
     newer one about the same read, card or pile replaces the older."""
     old = [a for a in answers(store, session, after) if _about(a) != _about(answer)]
     store.set_meta(_answers_key(session["id"], after), json.dumps(old + [answer]))
 
 
 def _about(answer: dict) -> tuple:
-    """What an answer is about: the read (which_card), the card (which_pile), or the pile (count)."""
+    """What an answer is about: the read (which_card), the card (which_pile), or the pile (count, pile_size)."""
     kind = answer["kind"]
     if kind == "which_card":
         return kind, answer.get("side"), answer.get("sighting")

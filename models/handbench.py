@@ -229,6 +229,11 @@ def taps(reader, game, piles, truth_piles: dict[str, list[str]], rest: str | Non
         elif q.kind == "which_pile":
             side = next(s for s in SIDES if q.card in truth_piles[s])
             answers.append(Answer("which_pile", side, q.card))
+        elif q.kind == "pile_size":
+            size = str(len(truth_piles[q.side]))
+            if size not in q.choices:   # the true count is not offered: the players cannot answer truly
+                break
+            answers.append(Answer("pile_size", q.side, size))
         else:
             card = next((c for c in q.choices if c in truth_piles[q.side]), "none")
             answers.append(Answer("which_card", q.side, card, q.sighting))

@@ -162,8 +162,10 @@ class HandCard:
 
 @dataclass(frozen=True, slots=True)
 class Question:
-    """A doubt whose answers give different scores. kind: which_card, which_pile, respread, or count (with
-    "the rest is theirs": does the photographed pile hold `card` cards? yes / no)."""
+    """A doubt whose answers give different scores. kind: which_card, which_pile, respread, count (with
+    "the rest is theirs": does the photographed pile hold `card` cards? yes / no), or pile_size (how many
+    cards does `side`'s pile hold? one of `choices`: asked when the count of whole tricks leaves more than one
+    number and no single card's pile tells them apart)."""
     kind: str
     side: str | None
     choices: tuple[str, ...]
@@ -173,11 +175,13 @@ class Question:
     where: tuple[float, float] | None = None    # respread / which_card: image px to point at
 
     def answers(self) -> list[Answer]:
-        """Every answer a which_card or which_pile question takes (none for respread and count)."""
+        """Every answer a which_card, which_pile or pile_size question takes (none for respread and count)."""
         if self.kind == "which_pile":
             return [Answer("which_pile", side, self.card) for side in self.choices]
         if self.kind == "which_card":
             return [Answer("which_card", self.side, c, self.sighting) for c in self.choices]
+        if self.kind == "pile_size":
+            return [Answer("pile_size", self.side, c) for c in self.choices]
         return []
 
     def to_json(self) -> dict:
@@ -779,7 +783,7 @@ class _Decoder:
     def _placements(self, world: dict[int, str]) -> list[dict[str, str]]:
         """Every way to put the cards no read shows into piles (each answer or 'the rest' fixes one)."""
         open_, fixed = self._loose(world)
-        counted = self.sizes is not None and len(open_) <= 6     # `_counted`, without finding the cards again
+        counted = (self.sizes is not None or self._said_sizes() is not None) and len(open_) <= 6   # `_counted`
         if len(open_) > 6:   # so many lost cards: the questions are asked anyway; try the likeliest few
             fixed.update({c: SIDES[b % 2] for b, c in enumerate(open_[6:])})
             open_ = open_[:6]
@@ -789,12 +793,24 @@ class _Decoder:
             for b, c in enumerate(open_):
                 p[c] = SIDES[(bits >> b) & 1]
             out.append(p)
+        said = self._said_sizes()
         if counted:
             # The Declarer's pile holds whole tricks plus the contract's Talon cards: the other counts cannot be.
+            # A count the players gave narrows it to one.
+            every = frozenset(range(len(self.deck) + 1))
+            allowed = (self.sizes if self.sizes is not None else every) & (said if said is not None else every)
             seen = sum(1 for i, c in world.items() if c != NOT_A_CARD and self.reads[i].side == "declarer")
-            fit = [p for p in out if seen + sum(1 for s in p.values() if s == "declarer") in self.sizes]
+            fit = [p for p in out if seen + sum(1 for s in p.values() if s == "declarer") in allowed]
             out = fit or out
         return out
+
+    def _said_sizes(self) -> frozenset[int] | None:
+        """The Declarer's pile's count as the players gave it (a pile_size answer, the newest), or None."""
+        said = [a for a in self.answers if a.kind == "pile_size" and a.card.isdigit()]
+        if not said:
+            return None
+        n = int(said[-1].card)
+        return frozenset({n if said[-1].side == "declarer" else len(self.deck) - n})
 
     def _loose(self, world: dict[int, str]) -> tuple[list[str], dict[str, str]]:
         """The cards no read shows: those whose pile is open, and those an answer or 'the rest' places."""
@@ -806,7 +822,7 @@ class _Decoder:
     def _counted(self, world: dict[int, str]) -> bool:
         """Whether the count of whole tricks narrows where the lost cards lie: told, and few enough lost that
         every way to place them is tried."""
-        return self.sizes is not None and len(self._loose(world)[0]) <= 6
+        return (self.sizes is not None or self._said_sizes() is not None) and len(self._loose(world)[0]) <= 6
 
     # -- the decision
 
@@ -854,10 +870,31 @@ class _Decoder:
             quiet = [self._which_card(i, world[i], [c for c, _ in alts]) for i, alts in alternatives.items()
                      if all(f == base_set for _, f in alts)]
             questions = self._narrowing(questions, frozenset(every), quiet)
+            if not questions:
+                # More than one score is possible but no doubt tells them apart on its own (the count of whole
+                # tricks allows two numbers of lost cards, say): a hand is never called settled so.
+                questions = self._open_question(world, placements, quiet)
         questions += self._respreads(questions)
         questions += self._count_check(world, questions)
         sides = self._sides(world, placements[0], set(alternatives))
         return HandRead(self.game.id, sides, questions, self.rest, frozenset(every))
+
+    def _open_question(self, world: dict[int, str], placements: list[dict[str, str]],
+                       quiet: list[Question]) -> list[Question]:
+        """One question when several scores stay possible and none narrows them alone: how many cards the
+        Declarer's pile holds (when the lost cards' placements allow a few counts), else where the first lost
+        card lies, else the first doubt."""
+        seen = sum(1 for i, c in world.items() if c != NOT_A_CARD and self.reads[i].side == "declarer")
+        counts = sorted({seen + sum(1 for s in p.values() if s == "declarer") for p in placements})
+        if 1 < len(counts) <= 4:
+            return [Question("pile_size", "declarer", tuple(map(str, counts)),
+                             "How many cards does the Declarer's pile hold: "
+                             + ", ".join(map(str, counts[:-1])) + f" or {counts[-1]}?")]
+        open_, _ = self._loose(world)
+        if open_:
+            c = open_[0]
+            return [Question("which_pile", None, SIDES, f"The {_name(c)} was not found: which pile is it in?", card=c)]
+        return quiet[:1]
 
     def _pile_matters(self, world: dict[int, str], placements: list[dict[str, str]], c: str, counted: bool) -> bool:
         """Whether the pile of lost card c changes the score. With the count, the placements it allows are
@@ -904,6 +941,8 @@ class _Decoder:
         new = copy.copy(self)
         new.answers, new.check = self.answers + [a], False
         new.st = replace(self.st, budget_s=max(0.0, min(self.st.budget_s, deadline - time.perf_counter())))
+        if a.kind == "pile_size":
+            return new                  # only the placements of the lost cards change
         if a.kind == "which_pile":
             new.placed = {**self.placed, a.card: a.side}
             if self.rest is None:       # the reads' costs and the solved groups stay as they are

@@ -3,6 +3,7 @@ answers change the score. No model needed; the photo-to-pile path runs in the sl
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 import json
 import subprocess
 import sys
@@ -24,6 +25,7 @@ from vision.hand import (
     _assign,
     _Decoder,
     _gaps,
+    _merge_same_card,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -384,6 +386,36 @@ def test_a_sloppy_spread_has_no_sure_gaps():
     assert all(g.chance < 0.5 for g in gaps)
 
 
+def _at(card: str, centre, up, p: float = 0.98, others=()) -> Sighting:
+    return replace(seen(card, p, others), centre=tuple(map(float, centre)), up=tuple(map(float, up)))
+
+
+def test_a_cards_two_indices_join_only_when_they_agree_and_the_better_pair_first():
+    from vision.recogniser import SAME_CARD_ANGLE, SAME_CARD_SPAN
+
+    h = 80.0
+    up, right = np.array([0.0, -1.0]), np.array([1.0, 0.0])
+    a = np.radians(SAME_CARD_ANGLE)
+    corner = np.array([300.0, 100.0])
+    turned = corner + SAME_CARD_SPAN * h * (np.cos(a) * up + np.sin(a) * right)    # its bottom-right index
+    # The D1 on top of the spread shows both indices; the T7 under it lies a little to its left, so its index
+    # lies at the span from the D1's turned index too, nearly on the diagonal.
+    t7 = corner - 0.12 * h * right
+    # (the classifier gives every read a trace of its neighbours' cards)
+    reads = [_at("T7", t7, up, 0.98, (("D1", 0.004),)), _at("D1", corner, up),
+             _at("D1", turned, -up, 0.98, (("T7", 0.003),))]
+    out = _merge_same_card(reads)
+    assert sorted(s.likely[0][0] for s in out) == ["D1", "T7"]
+    assert next(s for s in out if s.likely[0][0] == "T7").centre == tuple(t7)
+    # two indices at the span that name different cards stay two reads
+    out = _merge_same_card([_at("T7", corner, up, 0.98, (("D1", 0.004),)),
+                            _at("D1", turned, -up, 0.98, (("T7", 0.003),))])
+    assert sorted(s.likely[0][0] for s in out) == ["D1", "T7"]
+    # an unsure index joins the sure one that agrees with it: their evidence multiplies
+    out = _merge_same_card([_at("HK", corner, up, 0.4, (("HQ", 0.35),)), _at("HK", turned, -up, 0.9)])
+    assert len(out) == 1 and out[0].likely[0][0] == "HK" and out[0].likely[0][1] > 0.9
+
+
 def test_pile_read_round_trips_through_json():
     pile = PileRead((2028, 1520), [seen("T21"), seen("HK", 0.6, (("HQ", 0.3),))])
     back = PileRead.from_json(json.loads(json.dumps(pile.to_json())))
@@ -408,7 +440,7 @@ def test_hand_json_has_the_documented_shape():
     card = out["sides"]["declarer"]["cards"][0]
     assert set(card) == {"id", "confidence", "pips", "quad", "unsure"}
     for q in out["questions"]:
-        assert q["kind"] in {"which_card", "which_pile", "respread"} and q["text"]
+        assert q["kind"] in {"which_card", "which_pile", "respread", "pile_size"} and q["text"]
 
 
 def _cli(*args):
@@ -502,6 +534,9 @@ def _answered_truly(game, piles, sizes, truth, answers, most=6, settings=HandSet
         q = hand.questions[0]
         if q.kind == "which_pile":
             answers.append(Answer("which_pile", next(s for s in SIDES if q.card in truth[s]), q.card))
+        elif q.kind == "pile_size":
+            assert str(len(truth[q.side])) in q.choices
+            answers.append(Answer("pile_size", q.side, str(len(truth[q.side]))))
         else:
             answers.append(Answer("which_card", q.side, next((c for c in q.choices if c in truth[q.side]), "none"),
                                   q.sighting))
@@ -550,6 +585,29 @@ def test_a_read_of_a_card_seen_surely_in_its_own_photo_may_be_that_card_again():
     old = _Decoder(game, piles, None, [], HandSettings(check_s=60, seen_twice=0.0, plausible_none=3.0),
                    sizes=sizes).run()
     assert not old.questions and sorted(old.sides["declarer"].ids()) != sorted(truth["declarer"])
+
+
+def test_a_count_that_allows_two_numbers_of_lost_cards_asks_how_many():
+    """Hand 34 of the generator's seed 90000: with five lost cards placed by the players, six 0-pip ones stay
+    lost and the count of whole tricks allows one or four of them in the Declarer's pile. No single card's pile
+    tells 24 from 27 cards, so no which_pile question narrows the score; the hand was once called settled with
+    27. Now it asks how many cards the Declarer's pile holds, and the truthful answers settle it right."""
+    data = json.loads((ROOT / "tests/vision/data/hands/two_counts.json").read_text())
+    game = scoring.find_game(data["game"])
+    piles = {s: PileRead.from_json(data["piles"][s]) for s in SIDES}
+    sizes, truth = game.pile_sizes(data["players"], data["talon"]), data["truth"]
+    placed = [Answer("which_pile", "defenders", c) for c in ("T1", "T3", "DQ", "DJ", "T5")] + [
+        Answer("which_card", "declarer", "SQ", 22)]
+    hand = _Decoder(game, piles, None, placed, HandSettings(check_s=60), sizes=sizes).run()
+    assert len(hand.outcomes) > 1
+    assert [(q.kind, q.side, q.choices) for q in hand.questions] == [("pile_size", "declarer", ("24", "27"))]
+    told = _Decoder(game, piles, None, placed + [Answer("pile_size", "declarer", "24")], HandSettings(check_s=60),
+                    sizes=sizes).run()
+    assert len(told.outcomes) == 1 and len(told.sides["declarer"].ids()) == 24
+    hand = _answered_truly(game, piles, sizes, truth, [], most=14)
+    # settled is the score, not each card: 0-pip cards of one count may lie either way
+    assert [hand.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
+    assert [len(hand.sides[s].ids()) for s in SIDES] == [len(truth[s]) for s in SIDES]
 
 
 @settings(max_examples=12, deadline=None)

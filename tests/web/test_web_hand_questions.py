@@ -235,3 +235,31 @@ def test_a_malformed_talon_form_is_refused_and_changes_nothing(player, reads):
     r = player.post("/capture/talon", data={"csrf": player.csrf, "talon": "99"}, follow_redirects=False)
     assert r.status_code == 422
     assert player.get("/api/piles").json()["talon"] is None
+
+
+def test_when_the_count_allows_two_sizes_the_page_asks_how_many_cards_and_one_tap_settles_it(player, reads):
+    """Six 0-pip cards lost, one of them the Declarer's: with four cards a trick the count allows one or five of
+    them in the Declarer's pile, and no single card's pile tells the two apart."""
+    dec, dfn = deal(k=22, seed=3)
+    plain = [c for c in dec + dfn if scoring.card(c).pips == 0 and c not in ("T1", "T21", "SKUS")]
+    lost = [c for c in plain if c in dec][:1] + [c for c in plain if c in dfn][:5]
+    reads += [pile(seen(c) for c in dec if c not in lost), pile(seen(c) for c in dfn if c not in lost)]
+    shoot(player, "declarer")
+    shoot(player, "defenders")
+    r = player.post("/capture/talon", data={"csrf": player.csrf, "talon": str(len(dec) % 4)},
+                    follow_redirects=False)
+    assert r.status_code == 303
+    hand = player.get("/api/hand").json()
+    assert [(q["kind"], q["choices"]) for q in hand["questions"]] == [
+        ("pile_size", [str(len(dec)), str(len(dec) + 4)])]
+    assert f"{len(dec) + 4} cards" in player.get("/capture").text
+    bad = player.post("/api/hand/answers", json={"kind": "pile_size", "side": "declarer", "card": "23"})
+    assert bad.status_code == 422 and "not one of the choices" in bad.text
+    assert player.post("/api/hand/answers", json={"kind": "pile_size", "side": "declarer",
+                                                  "card": "many"}).status_code == 422
+    r = player.post("/hand/answer", data={"csrf": player.csrf, "kind": "pile_size", "side": "declarer",
+                                          "card": str(len(dec))}, follow_redirects=False)
+    assert r.status_code == 303
+    hand = player.get("/api/hand").json()
+    assert hand["settled"] and len(hand["sides"]["declarer"]["cards"]) == len(dec)
+    assert hand["sides"]["declarer"]["points"] == GAME.format(GAME.count(dec))

@@ -18,7 +18,7 @@ router = APIRouter(tags=["hand"])
 
 class AnswerBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    kind: Literal["which_card", "which_pile", "count"]
+    kind: Literal["which_card", "which_pile", "count", "pile_size"]
     side: Literal["declarer", "defenders"]
     card: str = Field(min_length=1, max_length=8)
     sighting: int | None = Field(default=None, ge=0, le=10_000)
@@ -29,6 +29,9 @@ def _answer(c, session: dict, body: AnswerBody) -> dict:
     if body.kind == "count":
         if card not in ("YES", "NO"):
             raise HTTPException(422, "the count is answered yes or no")
+    elif body.kind == "pile_size":
+        if not card.isdigit():
+            raise HTTPException(422, "a pile's size is a number of cards")
     elif card != "NONE" and rules.card_pips(card) is None:
         raise HTTPException(422, f"unknown card {body.card!r}")
     if body.kind == "which_card" and body.sighting is None:
@@ -39,7 +42,7 @@ def _answer(c, session: dict, body: AnswerBody) -> dict:
         raise HTTPException(409, "no hand is being read: photograph both piles first")
     asked = [q for q in read["questions"] if q["kind"] == body.kind and
              (q.get("card") == card if body.kind == "which_pile" else q.get("side") == body.side
-              if body.kind == "count" else q.get("side") == body.side and q.get("sighting") == body.sighting)]
+              if body.kind in ("count", "pile_size") else q.get("side") == body.side and q.get("sighting") == body.sighting)]
     if not asked:
         raise HTTPException(409, "that question is no longer open (another device may have answered it)")
     choices = asked[0]["choices"]
