@@ -588,6 +588,7 @@ class _Decoder:
         self.game, self.piles, self.rest, self.st, self.check = game, piles, rest, st, check
         self.sizes = sizes
         self.deck = [c.id for c in game.deck]
+        self.cards = {c.id: c for c in game.deck}
         self.pips = {c.id: c.pips for c in game.deck}
         self.special = {c.id for c in game.deck if c.trull or (c.kind == "suit" and c.is_king)}
         if game.id == "zwanzigerrufen":
@@ -776,9 +777,16 @@ class _Decoder:
         return self._fact_cache[key]
 
     def _count(self, piles: Mapping[str, list[str]]):
-        pts = tuple(self.game.counter(self.game.check(piles[s])) for s in SIDES)
+        pts = tuple(self._points(piles[s]) for s in SIDES)
         spec = tuple(sorted((c, s) for s in SIDES for c in piles[s] if c in self.special))
         return pts, spec
+
+    def _points(self, ids: list[str]):
+        """Card Points of a pile of deck ids; the game's own check (its errors) only when one is foreign or
+        repeated: checking every pile of every placement was most of the decoding time."""
+        if len(set(ids)) == len(ids) and all(c in self.cards for c in ids):
+            return self.game.counter(tuple(self.cards[c] for c in ids))
+        return self.game.counter(self.game.check(ids))
 
     def _placements(self, world: dict[int, str]) -> list[dict[str, str]]:
         """Every way to put the cards no read shows into piles (each answer or 'the rest' fixes one)."""

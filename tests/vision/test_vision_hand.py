@@ -3,10 +3,10 @@ answers change the score. No model needed; the photo-to-pile path runs in the sl
 from __future__ import annotations
 
 import itertools
-from dataclasses import replace
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
