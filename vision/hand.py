@@ -911,8 +911,11 @@ class _Decoder:
         if counted:
             by_side = {s: {f for f, p in zip(facts, placements) if p[c] == s} for s in SIDES}
             return all(by_side.values()) and by_side["declarer"] != by_side["defenders"]
-        moved = self._placed_facts_of(world, [{**p, c: _other(p[c])} for p in placements])
-        return facts != moved
+        # the first placement whose facts change with c moved over answers it (most do at once)
+        for p, f in zip(placements, facts):
+            if self._placed_facts_of(world, [{**p, c: _other(p[c])}])[0] != f:
+                return True
+        return False
 
     def _narrowing(self, questions: list[Question], every: frozenset, quiet: list[Question]) -> list[Question]:
         """Only the questions whose answers leave different scores possible: each is tried with every answer.
