@@ -877,27 +877,38 @@ class _Decoder:
             # Doubts that alone leave the score as it is, but may settle it together with another.
             quiet = [self._which_card(i, world[i], [c for c, _ in alts]) for i, alts in alternatives.items()
                      if all(f == base_set for _, f in alts)]
+            self.together = False
             questions = self._narrowing(questions, frozenset(every), quiet)
-            if not questions:
-                # More than one score is possible but no doubt tells them apart on its own (the count of whole
-                # tricks allows two numbers of lost cards, say): a hand is never called settled so.
-                questions = self._open_question(world, placements, quiet)
+            if not questions or self.together:
+                # More than one score is possible but no doubt tells them apart on its own (two lost 0-pip cards
+                # whose piles round the Card Points only together, or a count of whole tricks that allows two
+                # numbers of lost cards): how many cards the Declarer's pile holds, when that tells the scores
+                # apart, is one tap; a hand is never called settled so.
+                size = self._size_question(world, placements)
+                questions = [size] if size else questions or self._open_question(world, placements, quiet)
         questions += self._respreads(questions)
         questions += self._count_check(world, questions)
         sides = self._sides(world, placements[0], set(alternatives))
         return HandRead(self.game.id, sides, questions, self.rest, frozenset(every))
 
+    def _size_question(self, world: dict[int, str], placements: list[dict[str, str]]) -> Question | None:
+        """How many cards the Declarer's pile holds, when the lost cards' placements allow 2-4 counts and the
+        counts leave different scores possible."""
+        seen = sum(1 for i, c in world.items() if c != NOT_A_CARD and self.reads[i].side == "declarer")
+        by_count: dict[int, set] = {}
+        for p, f in zip(placements, self._placed_facts_of(world, placements)):
+            by_count.setdefault(seen + sum(1 for s in p.values() if s == "declarer"), set()).add(f)
+        counts = sorted(by_count)
+        if not 1 < len(counts) <= 4 or all(by_count[n] == by_count[counts[0]] for n in counts):
+            return None
+        return Question("pile_size", "declarer", tuple(map(str, counts)),
+                        "How many cards does the Declarer's pile hold: " + ", ".join(map(str, counts[:-1]))
+                        + f" or {counts[-1]}?")
+
     def _open_question(self, world: dict[int, str], placements: list[dict[str, str]],
                        quiet: list[Question]) -> list[Question]:
-        """One question when several scores stay possible and none narrows them alone: how many cards the
-        Declarer's pile holds (when the lost cards' placements allow a few counts), else where the first lost
-        card lies, else the first doubt."""
-        seen = sum(1 for i, c in world.items() if c != NOT_A_CARD and self.reads[i].side == "declarer")
-        counts = sorted({seen + sum(1 for s in p.values() if s == "declarer") for p in placements})
-        if 1 < len(counts) <= 4:
-            return [Question("pile_size", "declarer", tuple(map(str, counts)),
-                             "How many cards does the Declarer's pile hold: "
-                             + ", ".join(map(str, counts[:-1])) + f" or {counts[-1]}?")]
+        """One question when several scores stay possible and neither a doubt nor the count narrows them
+        alone: where the first lost card lies, else the first doubt."""
         open_, _ = self._loose(world)
         if open_:
             c = open_[0]
@@ -931,6 +942,7 @@ class _Decoder:
             kept = self._narrow(quiet[: self.st.check_questions], deadline, False, after)
         # none narrows alone: the doubts matter only together, so one is put at a time (the hand is read again
         # with its answer, and the next then narrows or is put in turn)
+        self.together = not kept and len(every) > 1
         return _not_implied(kept, after) if kept or len(every) <= 1 else questions[:1]
 
     def _narrow(self, questions: list[Question], deadline: float, unchecked_stay: bool,

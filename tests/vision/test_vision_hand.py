@@ -610,6 +610,25 @@ def test_a_count_that_allows_two_numbers_of_lost_cards_asks_how_many():
     assert [len(hand.sides[s].ids()) for s in SIDES] == [len(truth[s]) for s in SIDES]
 
 
+def test_lost_cards_that_round_the_points_only_together_ask_the_pile_size_once():
+    """Hand 28 of the generator's seed 90000: three lost 0-pip cards whose piles move the rounded Card Points
+    only together. A which_pile question was put first and left the same two scores open either way; the
+    pile's size tells them apart in one tap."""
+    data = json.loads((ROOT / "tests/vision/data/hands/rounding.json").read_text())
+    game = scoring.find_game(data["game"])
+    piles = {s: PileRead.from_json(data["piles"][s]) for s in SIDES}
+    truth = data["truth"]
+    hand = _Decoder(game, piles, None, [], HandSettings(check_s=60)).run()
+    assert len(hand.outcomes) == 2
+    (q,) = hand.questions
+    assert q.kind == "pile_size" and str(len(truth["declarer"])) in q.choices
+    after = [_Decoder(game, piles, None, [a], HandSettings(check_s=60)).run().outcomes for a in q.answers()]
+    assert len(set(after)) > 1, "every answer leaves the same scores possible"
+    told = _Decoder(game, piles, None, [Answer("pile_size", "declarer", str(len(truth["declarer"])))],
+                    HandSettings(check_s=60)).run()
+    assert told.settled and [told.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
+
+
 @settings(max_examples=12, deadline=None)
 @given(deals)
 def test_a_settled_hand_has_one_possible_score_and_every_question_narrows_it(deal):
