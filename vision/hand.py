@@ -164,8 +164,8 @@ class HandCard:
 class Question:
     """A doubt whose answers give different scores. kind: which_card, which_pile, respread, count (with
     "the rest is theirs": does the photographed pile hold `card` cards? yes / no), or pile_size (how many
-    cards does `side`'s pile hold? one of `choices`: asked when the count of whole tricks leaves more than one
-    number and no single card's pile tells them apart)."""
+    cards does `side`'s pile hold? one of `choices`: asked when more than one score stays possible, no single
+    doubt tells them apart, and the pile's size does)."""
     kind: str
     side: str | None
     choices: tuple[str, ...]
