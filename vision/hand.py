@@ -437,18 +437,18 @@ def _gaps(reads: list[Sighting], st: HandSettings) -> tuple[list[Gap], list[tupl
     h = np.array([s.height for s in pts])
     # Each index's nearest neighbour on either side across its up direction.
     sides: list[dict[int, tuple[int, float]]] = [{} for _ in range(n)]
+    turned = math.cos(math.radians(30))
     for i in range(n):
         right = np.array([-u[i, 1], u[i, 0]])
-        for j in range(n):
-            if i == j or abs(float(u[i] @ u[j])) < math.cos(math.radians(30)):
-                continue
-            d = c[j] - c[i]
-            along = float(d @ u[i]) / h[i]
-            across = float(d @ right) / (h[i] * INDEX_ASPECT)
-            if abs(along) < 0.35 and 0.25 < abs(across) < 5.0:
-                k = 1 if across > 0 else -1
-                if k not in sides[i] or abs(across) < sides[i][k][1]:
-                    sides[i][k] = (j, abs(across))
+        d = c - c[i]
+        along = (d @ u[i]) / h[i]
+        across = (d @ right) / (h[i] * INDEX_ASPECT)
+        near = (np.abs(u @ u[i]) >= turned) & (np.abs(along) < 0.35) & (np.abs(across) > 0.25) & (np.abs(across) < 5.0)
+        near[i] = False
+        for k, side in ((1, across > 0), (-1, across < 0)):
+            if (near & side).any():   # the nearest on that side (the first of equals, as a loop would take)
+                j = int(np.argmin(np.where(near & side, np.abs(across), np.inf)))
+                sides[i][k] = (j, float(abs(across[j])))
     # Mutual neighbours form links; links form chains.
     links: dict[int, set[int]] = {i: set() for i in range(n)}
     for i in range(n):
