@@ -237,6 +237,10 @@ class HandRead:
 class HandReader:
     def __init__(self, recogniser: Recogniser, settings: HandSettings = HandSettings()):
         self.rec, self.settings = recogniser, settings
+        # pile photos are detected closer than plain recognition does (the same models)
+        zoom = settings.pile_zoom
+        self.pile_rec = recogniser if zoom is None else recogniser.with_settings(
+            small_index_px=zoom[0], target_index_px=zoom[1])
 
     # ------------------------------------------------------------ one photo
 
@@ -244,11 +248,7 @@ class HandReader:
         """Every index in the photo with its probabilities over the game's deck, and the gaps looked at again."""
         check_array(image)
         t0 = time.perf_counter()
-        rec = self.rec
-        if self.settings.pile_zoom is not None:
-            small, target = self.settings.pile_zoom
-            rec = rec.with_settings(small_index_px=small, target_index_px=target)
-        centres, ups, heights, heat = rec.detect(image, self.settings.pile_heat)
+        centres, ups, heights, heat = self.pile_rec.detect(image, self.settings.pile_heat)
         deck = [c.id for c in game.deck]
         probs, pips = self._probabilities(image, game, centres, ups, heights)
         reads = [_sighting(centres[i], ups[i], heights[i], probs[i], heat[i], self.settings, pips[i], deck)
@@ -299,9 +299,8 @@ class HandReader:
         roi = (int(max(c[0] - pad, 0)), int(max(c[1] - pad, 0)), int(min(c[0] + pad, W)), int(min(c[1] + pad, H)))
         poses = [(c, u, h), (c, -u, h)]
         if roi[2] - roi[0] >= 32 and roi[3] - roi[1] >= 32:
-            target = st.pile_zoom[1] if st.pile_zoom is not None else self.rec.settings.target_index_px
-            scale = min(1.0, target / max(h, 1.0))
-            cs, us, hs, _score = self.rec._look(image, scale, roi, st.relook_heat)
+            scale = min(1.0, self.pile_rec.settings.target_index_px / max(h, 1.0))
+            cs, us, hs, _score = self.pile_rec._look(image, scale, roi, st.relook_heat)
             for k in range(len(cs)):
                 d = cs[k] - c
                 if math.hypot(*d) < 0.45 * h and not _near_known(cs[k], hs[k], known):
@@ -791,7 +790,8 @@ class _Decoder:
     def _placements(self, world: dict[int, str]) -> list[dict[str, str]]:
         """Every way to put the cards no read shows into piles (each answer or 'the rest' fixes one)."""
         open_, fixed = self._loose(world)
-        counted = (self.sizes is not None or self._said_sizes() is not None) and len(open_) <= 6   # `_counted`
+        allowed = self._allowed_sizes()
+        counted = allowed is not None and len(open_) <= 6     # `_counted`, without finding the cards again
         if len(open_) > 6:   # so many lost cards: the questions are asked anyway; try the likeliest few
             fixed.update({c: SIDES[b % 2] for b, c in enumerate(open_[6:])})
             open_ = open_[:6]
@@ -801,24 +801,27 @@ class _Decoder:
             for b, c in enumerate(open_):
                 p[c] = SIDES[(bits >> b) & 1]
             out.append(p)
-        said = self._said_sizes()
         if counted:
             # The Declarer's pile holds whole tricks plus the contract's Talon cards: the other counts cannot be.
             # A count the players gave narrows it to one.
-            every = frozenset(range(len(self.deck) + 1))
-            allowed = (self.sizes if self.sizes is not None else every) & (said if said is not None else every)
-            seen = sum(1 for i, c in world.items() if c != NOT_A_CARD and self.reads[i].side == "declarer")
+            seen = self._seen(world, "declarer")
             fit = [p for p in out if seen + sum(1 for s in p.values() if s == "declarer") in allowed]
             out = fit or out
         return out
 
-    def _said_sizes(self) -> frozenset[int] | None:
-        """The Declarer's pile's count as the players gave it (a pile_size answer, the newest), or None."""
+    def _allowed_sizes(self) -> frozenset[int] | None:
+        """The Declarer's pile's possible counts: those the count of whole tricks allows, narrowed to the one the
+        players gave (a pile_size answer, the newest); None when neither is known."""
         said = [a for a in self.answers if a.kind == "pile_size" and a.card.isdigit()]
         if not said:
-            return None
+            return self.sizes
         n = int(said[-1].card)
-        return frozenset({n if said[-1].side == "declarer" else len(self.deck) - n})
+        one = frozenset({n if said[-1].side == "declarer" else len(self.deck) - n})
+        return one if self.sizes is None else self.sizes & one
+
+    def _seen(self, world: dict[int, str], side: str) -> int:
+        """How many of side's reads are cards in this world."""
+        return sum(1 for i, c in world.items() if c != NOT_A_CARD and self.reads[i].side == side)
 
     def _loose(self, world: dict[int, str]) -> tuple[list[str], dict[str, str]]:
         """The cards no read shows: those whose pile is open, and those an answer or 'the rest' places."""
@@ -830,7 +833,7 @@ class _Decoder:
     def _counted(self, world: dict[int, str]) -> bool:
         """Whether the count of whole tricks narrows where the lost cards lie: told, and few enough lost that
         every way to place them is tried."""
-        return (self.sizes is not None or self._said_sizes() is not None) and len(self._loose(world)[0]) <= 6
+        return self._allowed_sizes() is not None and len(self._loose(world)[0]) <= 6
 
     # -- the decision
 
@@ -877,9 +880,8 @@ class _Decoder:
             # Doubts that alone leave the score as it is, but may settle it together with another.
             quiet = [self._which_card(i, world[i], [c for c, _ in alts]) for i, alts in alternatives.items()
                      if all(f == base_set for _, f in alts)]
-            self.together = False
-            questions = self._narrowing(questions, frozenset(every), quiet)
-            if not questions or self.together:
+            questions, together = self._narrowing(questions, frozenset(every), quiet)
+            if not questions or together:
                 # More than one score is possible but no doubt tells them apart on its own (two lost 0-pip cards
                 # whose piles round the Card Points only together, or a count of whole tricks that allows two
                 # numbers of lost cards): how many cards the Declarer's pile holds, when that tells the scores
@@ -894,7 +896,7 @@ class _Decoder:
     def _size_question(self, world: dict[int, str], placements: list[dict[str, str]]) -> Question | None:
         """How many cards the Declarer's pile holds, when the lost cards' placements allow 2-4 counts and the
         counts leave different scores possible."""
-        seen = sum(1 for i, c in world.items() if c != NOT_A_CARD and self.reads[i].side == "declarer")
+        seen = self._seen(world, "declarer")
         by_count: dict[int, set] = {}
         for p, f in zip(placements, self._placed_facts_of(world, placements)):
             by_count.setdefault(seen + sum(1 for s in p.values() if s == "declarer"), set()).add(f)
@@ -928,13 +930,15 @@ class _Decoder:
                 return True
         return False
 
-    def _narrowing(self, questions: list[Question], every: frozenset, quiet: list[Question]) -> list[Question]:
+    def _narrowing(self, questions: list[Question], every: frozenset,
+                   quiet: list[Question]) -> tuple[list[Question], bool]:
         """Only the questions whose answers leave different scores possible: each is tried with every answer.
         A doubt seen card by card may not matter once the whole hand is weighed (another read takes up the
         slack). When none narrows while the score is still open, the quiet doubts (reads whose other readings
-        alone score the same) are tried too; when none of those narrows either, the first is put alone."""
+        alone score the same) are tried too; when none of those narrows either, the first is put alone.
+        Returns the questions, and whether they are that one put alone (the doubts matter only together)."""
         if not self.check or not questions or len(questions) > self.st.check_questions:
-            return questions
+            return questions, False
         deadline = time.perf_counter() + self.st.check_s
         after: dict = {}
         kept = self._narrow(questions, deadline, True, after)
@@ -942,8 +946,9 @@ class _Decoder:
             kept = self._narrow(quiet[: self.st.check_questions], deadline, False, after)
         # none narrows alone: the doubts matter only together, so one is put at a time (the hand is read again
         # with its answer, and the next then narrows or is put in turn)
-        self.together = not kept and len(every) > 1
-        return _not_implied(kept, after) if kept or len(every) <= 1 else questions[:1]
+        if kept or len(every) <= 1:
+            return _not_implied(kept, after), False
+        return questions[:1], True
 
     def _narrow(self, questions: list[Question], deadline: float, unchecked_stay: bool,
                 after: dict) -> list[Question]:
@@ -1014,7 +1019,7 @@ class _Decoder:
             return []
         side = next(s for s in SIDES if s != self.rest)
         said = [a for a in self.answers if a.kind == "count" and a.side == side]
-        n = sum(1 for i, c in world.items() if c != NOT_A_CARD and self.reads[i].side == side)
+        n = self._seen(world, side)
         if said and said[-1].card == "yes":
             return []
         # The count of whole tricks the players gave already says that a card is hidden: no count to confirm.
