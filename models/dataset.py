@@ -70,13 +70,19 @@ def _pick(rng: np.random.Generator, decks: list[Deck]) -> Deck:
     return decks[0] if len(decks) == 1 else decks[int(rng.integers(len(decks)))]
 
 
-def make_det(n: int, seed: int, deck: Deck | Sequence[Deck]) -> dict:
-    """Detector photos; deck may be several printings, one drawn per photo (domain randomisation)."""
+def make_det(n: int, seed: int, deck: Deck | Sequence[Deck], trick_piles: float = 0.0) -> dict:
+    """Detector photos; deck may be several printings, one drawn per photo (domain randomisation).
+    trick_piles: share of photos holding one side's whole trick pile (6-48 cards in one spread, as the hand
+    reader sees them) instead of the usual random piles."""
     rng = np.random.default_rng(seed)
     decks = _decks(deck)
     jpgs, labels, t0 = [], [], time.time()
     for i in range(n):
-        scene = random_scene(rng, face_up=rng.random() > 0.06)
+        if trick_piles and rng.random() < trick_piles:
+            k = int(rng.integers(6, 49))
+            scene = random_scene(rng, cards=[int(c) for c in rng.permutation(54)[:k]], n_piles=1)
+        else:
+            scene = random_scene(rng, face_up=rng.random() > 0.06)
         img, labs = render(scene, _pick(rng, decks), DET_LONG / max(scene.size))
         jpgs.append(np.frombuffer(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 94])[1], np.uint8))
         labels.append(det_label_array(labs))
@@ -191,6 +197,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--printings-dir", type=Path, default=Path("/tmp/tarokcam-printings"))
     ap.add_argument("--detector", type=Path, default=None,
                     help="cls: also cut crops where this release's detector finds indices")
+    ap.add_argument("--trick-piles", type=float, default=0.0,
+                    help="det: share of photos holding one whole trick pile of 6-48 cards (the hand reader's view)")
     ap.add_argument("--per-index", type=int, default=3, help="cls: jittered crops per index")
     ap.add_argument("--negatives", type=int, default=16, help="cls: random non-index crops per photo")
     args = ap.parse_args(argv)
@@ -205,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
             if not (folder / "deck.json").exists():
                 write_printing(folder, args.printing_seed + k, faces_dir=args.faces)
             deck.append(Deck.load(folder))
-    data = make_det(args.n, args.seed, deck) if args.kind == "det" else \
+    data = make_det(args.n, args.seed, deck, args.trick_piles) if args.kind == "det" else \
         make_cls(args.n, args.seed, deck, args.per_index, args.negatives, args.detector)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     tmp = args.out.with_suffix(".tmp.npz")

@@ -54,6 +54,11 @@ class HandSettings:
     #                                 truer on a partly covered index, and the classifier reads the card, not its
     #                                 neighbour (dev hands: settled 0.52 -> 0.54, with the count 0.70 -> 0.74)
     min_card: float = 0.1           # a read whose likeliest card is less likely than this is no card
+    faint_heat: float | None = 0.05  # weaker detector peaks down to this heat are read too ...
+    faint_card: float = 0.5         # ... and kept when at least this sure of a card no read beside them shows
+    faint_apart: float = 0.08       # ... and this many index heights from every read and from each other
+    faint_level: float = 0.25       # ... and level with the nearest read (a spread's next index), within this
+    faint_most: int = 12            # ... the strongest this many of them per photo
     heat_floor: float = 0.2         # a sure detector peak leaves at most this share of the classifier's "none"
     budget_s: float = 1.0           # time to weigh other readings against the whole hand; past it, by class
     tight_questions: int = 3        # this many doubts in one pile: ask for a better spread instead
@@ -241,6 +246,7 @@ class HandReader:
         zoom = settings.pile_zoom
         self.pile_rec = recogniser if zoom is None else recogniser.with_settings(
             small_index_px=zoom[0], target_index_px=zoom[1])
+        self.screen_rec = recogniser.with_settings(second_looks=0)     # a first look at faint peaks
 
     # ------------------------------------------------------------ one photo
 
@@ -248,14 +254,16 @@ class HandReader:
         """Every index in the photo with its probabilities over the game's deck, and the gaps looked at again."""
         check_array(image)
         t0 = time.perf_counter()
-        centres, ups, heights, heat = self.pile_rec.detect(image, self.settings.pile_heat)
+        st = self.settings
+        (centres, ups, heights, heat), weaker = self.pile_rec.peaks(image, st.pile_heat, st.faint_heat)
         deck = [c.id for c in game.deck]
         probs, pips = self._probabilities(image, game, centres, ups, heights)
-        reads = [_sighting(centres[i], ups[i], heights[i], probs[i], heat[i], self.settings, pips[i], deck)
+        reads = [_sighting(centres[i], ups[i], heights[i], probs[i], heat[i], st, pips[i], deck)
                  for i in range(len(centres))]
         # An index the classifier is sure is no card is left out (coins, pencils, the score pad, card backs);
         # one it doubts stays, with its doubt, for the decoder to weigh against the deck.
-        reads = _merge_same_card(_drop_same_index([s for s in reads if _best_card(s) >= self.settings.min_card]))
+        reads = _drop_same_index([s for s in reads if _best_card(s) >= st.min_card])
+        reads = _merge_same_card(reads + self._faint(image, game, weaker, reads))
         gaps, tight = _gaps(reads, self.settings)
         found: list[Sighting] = []
         open_gaps = []
@@ -268,13 +276,58 @@ class HandReader:
         h, w = image.shape[:2]
         return PileRead((w, h), reads + found, open_gaps, tight, (time.perf_counter() - t0) * 1000)
 
-    def _probabilities(self, image, game: Game, centres, ups, heights) -> tuple[np.ndarray, np.ndarray]:
+    def _faint(self, image, game: Game, weaker, reads: list[Sighting]) -> list[Sighting]:
+        """Faint or suppressed detector peaks that read plainly as a card no read beside them shows: a partly
+        covered index squeezed between found ones (the detector often peaks there weakly, or only inside the
+        neighbour's box)."""
+        st = self.settings
+        centres, ups, heights, heat = weaker
+        if not len(centres):
+            return []
+        own = np.array([s.centre for s in reads]).reshape(-1, 2)
+        tall = np.array([s.height for s in reads]).reshape(-1)
+        ups_own = np.array([s.up for s in reads]).reshape(-1, 2)
+        keep: list[int] = []
+        for k in np.argsort(-heat, kind="stable"):
+            if len(keep) >= st.faint_most:
+                break
+            if len(own):
+                d = own - centres[k]
+                dist = np.hypot(*d.T)
+                if (dist < st.faint_apart * np.maximum(tall, heights[k])).any():
+                    continue     # a peak on an index already read
+                j = int(dist.argmin())
+                if abs(d[j] @ ups_own[j]) > st.faint_level * tall[j]:
+                    continue     # higher or lower than the nearest index: another part of a card, not a spread's
+            if any(math.dist(centres[k], centres[j]) < st.faint_apart * heights[k] for j in keep):
+                continue
+            keep.append(int(k))
+        if not keep:
+            return []
+        idx = np.array(keep)
+        # one look at each (no second looks: most are no card, and a card kept must read plainly at once)
+        probs, pips = self._probabilities(image, game, centres[idx], ups[idx], heights[idx], self.screen_rec)
+        deck = [c.id for c in game.deck]
+        out = []
+        for j, k in enumerate(idx):
+            s = _sighting(centres[k], ups[k], heights[k], probs[j], heat[k], st, pips[j], deck)
+            card, p = max(((c, q) for c, q in s.likely if c != NOT_A_CARD), key=lambda t: t[1], default=(None, 0))
+            if card is None or p < st.faint_card:
+                continue
+            # the neighbour's own index seen again reads as the neighbour: not a card of its own
+            if any(r.likely[0][0] == card and math.dist(r.centre, s.centre) < 1.2 * r.height for r in reads):
+                continue
+            out.append(s)
+        return out
+
+    def _probabilities(self, image, game: Game, centres, ups, heights, rec: Recogniser | None = None
+                       ) -> tuple[np.ndarray, np.ndarray]:
         """(N, len(deck) + 1) probabilities of each deck card and of "not a card", pips read in; the pips read."""
         deck = [c.id for c in game.deck]
         n = len(centres)
         if n == 0:
             return np.zeros((0, len(deck) + 1)), np.zeros(0, int)
-        cards, pips = self.rec.classify(image, np.asarray(centres), np.asarray(ups), np.asarray(heights))
+        cards, pips = (rec or self.rec).classify(image, np.asarray(centres), np.asarray(ups), np.asarray(heights))
         lab = {c: k for k, c in enumerate(self.rec.labels)}
         cols = [lab.get(c) for c in deck]
         out = np.zeros((n, len(deck) + 1))

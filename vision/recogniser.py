@@ -208,32 +208,42 @@ class Recogniser:
         Returns centres (N, 2), up vectors (N, 2), heights (N,) in full-resolution px, and heat scores (N,).
         When the indices come out small on the shrunk photo, the part of the photo holding them is looked at
         again closer, so small cards in big photos get as many detector pixels as big ones."""
+        return self.peaks(image, threshold)[0]
+
+    def peaks(self, image: np.ndarray, threshold: float | None = None, low: float | None = None):
+        """`detect`'s candidates, and the weaker ones: every other peak of the same looks down to heat `low`,
+        unsuppressed (a partly covered index next to a found one often peaks only faintly, or inside the found
+        one's box). Returns (found, weaker), each (centres, ups, heights, heat); weaker is empty without low."""
         h, w = image.shape[:2]
         st = self.settings
+        floor = st.heat_threshold if threshold is None else threshold
+        look_floor = floor if low is None else min(floor, low)
         long_side = min(st.det_max_long, max(st.det_long, round(max(h, w) * st.det_fraction)))
         scale = min(1.0, long_side / max(h, w))
-        found = self._look(image, scale, (0, 0, w, h), threshold)
+        found = self._look(image, scale, (0, 0, w, h), look_floor)
         strong = found[3] >= 0.5
         if strong.sum() >= 2:
             typical = float(np.median(found[2][strong]))
             closer = min(1.0, st.target_index_px / typical)
             if typical * scale < st.small_index_px and closer > 1.15 * scale:
-                floor = st.heat_threshold if threshold is None else threshold
                 roi = _region(found[0][found[3] >= floor], 1.5 * typical, w, h)
                 area = (roi[2] - roi[0]) * (roi[3] - roi[1])
                 closer = min(closer, math.sqrt(st.zoom_max_pixels / area))
                 if closer > 1.15 * scale:
-                    near = self._look(image, closer, roi, threshold)
+                    near = self._look(image, closer, roi, look_floor)
                     x0, y0, x1, y1 = roi
                     c = found[0]
                     outside = (c[:, 0] < x0) | (c[:, 0] >= x1) | (c[:, 1] < y0) | (c[:, 1] >= y1)
                     found = tuple(np.concatenate([a[outside], b]) for a, b in zip(found, near))
             elif typical * scale > st.large_index_px:   # big cards: step back and look at the whole photo
-                found = self._look(image, st.far_index_px / typical, (0, 0, w, h), threshold)
+                found = self._look(image, st.far_index_px / typical, (0, 0, w, h), look_floor)
         order = np.argsort(-found[3], kind="stable")
         centres, ups, heights, score = (a[order] for a in found)
-        keep = _suppress(centres, ups, heights)
-        return centres[keep], ups[keep], heights[keep], score[keep]
+        strong = np.nonzero(score >= floor)[0]
+        keep = strong[_suppress(centres[strong], ups[strong], heights[strong])]
+        rest = np.setdiff1d(np.arange(len(score)), keep)
+        return ((centres[keep], ups[keep], heights[keep], score[keep]),
+                (centres[rest], ups[rest], heights[rest], score[rest]))
 
     def _look(self, image: np.ndarray, scale: float, roi: tuple[int, int, int, int],
               threshold: float | None = None):

@@ -499,6 +499,77 @@ def test_reader_reads_a_photo_into_a_pile():
     assert len(best & set(truth)) >= len(truth) - 2
 
 
+# Fakes that read the photo itself (as in the recogniser's tests): a marker square is an index; its red level
+# sets the detector's heat (255: sure, 220: faint), its green level the card the classifier reads.
+FAKE_LABELS = ["T1", "T2", "T3", "HK", "none"]
+
+
+def _fake_reader(settings=HandSettings()):
+    import math
+
+    import cv2
+
+    from vision.recogniser import Recogniser, Settings
+    from vision.runners.fake import FakeRunner
+
+    def detector(batch):
+        _, _, h, w = batch.shape
+        out = np.zeros((1, 6, h // 4, w // 4), np.float32)
+        out[0, 0] = -10
+        red = batch[0, 2]
+        n, _, stats, cents = cv2.connectedComponentsWithStats((red > 200).astype(np.uint8))
+        for k in range(1, n):
+            cx, cy = cents[k]
+            ix, iy = int(cx / 4), int(cy / 4)
+            logit = 10.0 if red[int(cy), int(cx)] > 240 else -2.0     # heat 1.0 or 0.12
+            out[0, :, iy, ix] = [logit, cx / 4 - ix - 0.5, cy / 4 - iy - 0.5, 0, -1, math.log(2 * stats[k, 2] / 32)]
+        return out
+
+    def classifier(batch):
+        green = batch[:, 1, batch.shape[2] // 2, batch.shape[3] // 2]
+        out = np.full((len(batch), len(FAKE_LABELS) + 5), -10.0, np.float32)
+        for i, g in enumerate(green):
+            out[i, min(int(round(g / 50)), len(FAKE_LABELS) - 1)] = 10.0
+            out[i, len(FAKE_LABELS)] = 10.0                      # 0 pips (the fake's cards are read alike)
+        return out
+
+    rec = Recogniser(FakeRunner(detector), FakeRunner(classifier), FAKE_LABELS,
+                     {"T1": 0, "T2": 0, "T3": 0, "HK": 0}, Settings())
+    return HandReader(rec, settings)
+
+
+def _marker_photo(markers, side=24):
+    img = np.full((400, 1200, 3), 60, np.uint8)
+    for x, red, card in markers:
+        green = 50 * FAKE_LABELS.index(card)
+        img[200 - side // 2:200 + side // 2, x - side // 2:x + side // 2] = (0, green, red)
+    return img
+
+
+def test_a_faint_peak_that_reads_plainly_as_a_card_no_neighbour_shows_is_kept():
+    photo = _marker_photo([(100, 255, "T1"), (300, 255, "T2"),     # found
+                           (200, 220, "T3"),                       # faint, a card of its own: kept
+                           (130, 220, "T1"),                       # faint, the neighbour seen again: not a card
+                           (700, 220, "none")])                    # faint, no card
+    pile = _fake_reader().read_pile(photo, SLOVENIAN)
+    best = sorted((round(s.centre[0]), s.likely[0][0]) for s in pile.sightings)
+    assert best == [(100, "T1"), (200, "T3"), (300, "T2")]
+    faint = next(s for s in pile.sightings if s.likely[0][0] == "T3")
+    assert faint.heat < 0.25                    # the decoder weighs it as the faint peak it is
+    without = _fake_reader(HandSettings(faint_heat=None)).read_pile(photo, SLOVENIAN)
+    assert sorted(s.likely[0][0] for s in without.sightings) == ["T1", "T2"]
+
+
+def test_peaks_found_are_the_detectors_and_the_weaker_ones_come_apart():
+    photo = _marker_photo([(100, 255, "T1"), (300, 255, "T2"), (200, 220, "T3")])
+    rec = _fake_reader().pile_rec
+    found, weaker = rec.peaks(photo, None, 0.05)
+    plain = rec.detect(photo)
+    np.testing.assert_allclose(found[0], plain[0])
+    assert sorted(np.round(found[0][:, 0])) == [100, 300] and np.round(weaker[0][:, 0]).tolist() == [200]
+    assert (weaker[3] < 0.25).all() and len(rec.peaks(photo)[1][0]) == 0
+
+
 # ---------------------------------------------------------------- only questions that narrow the score
 
 def _possible(game, piles, q, answers=(), st=HandSettings(check_s=60)):
