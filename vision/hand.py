@@ -56,7 +56,8 @@ class HandSettings:
     min_card: float = 0.1           # a read whose likeliest card is less likely than this is no card
     faint_heat: float | None = 0.05  # weaker detector peaks down to this heat are read too ...
     faint_card: float = 0.5         # ... and kept when at least this sure of a card no read beside them shows
-    faint_apart: float = 0.08       # ... and this many index heights from every read and from each other
+    faint_apart: float = 0.12       # ... and this many index heights from every read and from each other
+    faint_doubt: float = 0.05       # ... and no read beside them gives their card this much
     faint_level: float = 0.25       # ... and level with the nearest read (a spread's next index), within this
     faint_most: int = 12            # ... the strongest this many of them per photo
     heat_floor: float = 0.2         # a sure detector peak leaves at most this share of the classifier's "none"
@@ -314,8 +315,8 @@ class HandReader:
             card, p = max(((c, q) for c, q in s.likely if c != NOT_A_CARD), key=lambda t: t[1], default=(None, 0))
             if card is None or p < st.faint_card:
                 continue
-            # the neighbour's own index seen again reads as the neighbour: not a card of its own
-            if any(r.likely[0][0] == card and math.dist(r.centre, s.centre) < 1.2 * r.height for r in reads):
+            # the neighbour's own index seen again reads as the neighbour (or as one of its doubts): not a card
+            if any(r.p(card) >= st.faint_doubt and math.dist(r.centre, s.centre) < 1.2 * r.height for r in reads):
                 continue
             out.append(s)
         return out
