@@ -54,7 +54,7 @@ class HandSettings:
     #                                 truer on a partly covered index, and the classifier reads the card, not its
     #                                 neighbour (dev hands: settled 0.52 -> 0.54, with the count 0.70 -> 0.74)
     min_card: float = 0.1           # a read whose likeliest card is less likely than this is no card
-    faint_heat: float | None = 0.05  # weaker detector peaks down to this heat are read too ...
+    faint_heat: float | None = None  # weaker detector peaks down to this heat (0.05) are read too ...
     faint_card: float = 0.5         # ... and kept when at least this sure of a card no read beside them shows
     faint_apart: float = 0.12       # ... and this many index heights from every read and from each other
     faint_doubt: float = 0.05       # ... and no read beside them gives their card this much
