@@ -5,11 +5,14 @@
 For each size (2028x1520 and 4608x2592) --photos generated photos like the validation ones (random piles and
 card sizes; the first is two full piles of a 54-card deal) are each recognised --runs times; the medians are
 over all runs of all photos. The photos are made by a child process, so the peak RSS printed is that of a
-process that only loads the model, decodes and recognises.
+process that only loads the model, decodes and recognises. With --hand, --photos / 2 whole hands per size (both
+sides' trick piles of one deal, rendered as `models.handbench` renders them, seed 81000) are read as hands and
+recognised photo by photo.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import subprocess
@@ -35,6 +38,25 @@ def make_photos(folder: Path, n: int) -> None:
             cv2.imwrite(str(folder / f"{w}x{h}-{k:02d}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 90])
 
 
+HAND_SEED = 81000    # hands for timing: a seed range of their own (training 0-99, evaluation 1000+, hands 70000+)
+
+
+def make_hands(folder: Path, n: int) -> None:
+    """n // 2 whole hands per size: `<w>x<h>-<k>-declarer.jpg`, `-defenders.jpg` and `<w>x<h>-<k>.json` (its game)."""
+    import cv2
+
+    from models.handbench import hand_photos
+    from models.synth import Deck
+
+    deck = Deck.load()
+    for w, h in SIZES:
+        for k in range(max(1, n // 2)):
+            truth, photos = hand_photos(HAND_SEED, k, deck, size=(w, h))
+            for side, img in photos.items():
+                cv2.imwrite(str(folder / f"{w}x{h}-{k:02d}-{side}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 90])
+            (folder / f"{w}x{h}-{k:02d}.json").write_text(json.dumps({"game": truth["game"]}))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--photos", type=int, default=12, help="photos per size")
@@ -42,15 +64,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", type=Path, default=None)
     ap.add_argument("--make", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--hand", action="store_true",
-                    help="time the hand reader on pairs of photos (both read as one hand) against recognising "
-                         "the same two photos one by one, in the same run")
+                    help="time the hand reader on whole hands (both sides' piles of one deal, rendered as the hand "
+                         "benchmark renders them, --photos / 2 hands per size) against recognising the same two "
+                         "photos one by one, in the same run")
     args = ap.parse_args(argv)
     if args.make:
-        make_photos(args.make, args.photos)
+        (make_hands if args.hand else make_photos)(args.make, args.photos)
         return 0
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run([sys.executable, "-m", "models.benchmark", "--make", tmp, "--photos", str(args.photos)],
-                       check=True)
+        subprocess.run([sys.executable, "-m", "models.benchmark", "--make", tmp, "--photos", str(args.photos)]
+                       + (["--hand"] if args.hand else []), check=True)
         from vision import Recogniser, read_image
         t = time.perf_counter()
         rec = Recogniser.load(args.model)
@@ -85,17 +108,18 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _hand(rec, folder: Path, runs: int) -> None:
-    """Pairs of photos of one size as the two piles of a hand: hand reader vs two plain recognitions (each
+    """Whole hands of one size (each side's pile its own photo): hand reader vs two plain recognitions (each
     timed from the JPEG file, decoding included)."""
     import scoring
     from vision import read_image
     from vision.hand import HandReader
 
-    reader, game = HandReader(rec), scoring.find_game("slovenian")
+    reader = HandReader(rec)
     for w, h in SIZES:
-        paths = sorted(folder.glob(f"{w}x{h}-*.jpg"))
         plain, hand, decode = [], [], []
-        for a, b in zip(paths[::2], paths[1::2]):
+        for meta in sorted(folder.glob(f"{w}x{h}-*.json")):
+            game = scoring.find_game(json.loads(meta.read_text())["game"])
+            a, b = (meta.with_name(f"{meta.stem}-{side}.jpg") for side in ("declarer", "defenders"))
             for _ in range(runs):   # one decoded photo at a time, as the table holds them
                 t0 = time.perf_counter()
                 for path in (a, b):
@@ -110,7 +134,8 @@ def _hand(rec, folder: Path, runs: int) -> None:
                 hand.append((t3 - t1) * 1000)
                 decode.append((t3 - t2) * 1000)
         ratio = float(np.median(np.array(hand) / np.array(plain)))
-        print(f"{w}x{h}: {len(plain)} hands; median ms: two photos recognised {np.median(plain):.1f}, "
+        print(f"{w}x{h}: {len(plain) // max(runs, 1)} hands x {runs} runs; median ms: two photos recognised "
+              f"{np.median(plain):.1f}, "
               f"hand read {np.median(hand):.1f} (of it decoding {np.median(decode):.1f}); "
               f"hand / two photos {ratio:.2f} (target 1.5)")
 

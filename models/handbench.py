@@ -61,19 +61,21 @@ def deal_terms(rng: np.random.Generator, deck_size: int) -> tuple[dict[str, list
     return {"declarer": order[:k], "defenders": order[k:]}, {"players": players, "talon": kept}
 
 
-def hand_photos(seed: int, i: int, deck: Deck) -> tuple[dict, dict[str, np.ndarray]]:
-    """Hand i: its truth (deck size, both piles, photo sizes) and one rendered photo per side."""
+def hand_photos(seed: int, i: int, deck: Deck, size: tuple[int, int] | None = None
+                ) -> tuple[dict, dict[str, np.ndarray]]:
+    """Hand i: its truth (deck size, both piles, photo sizes) and one rendered photo per side (of `size`,
+    where given, instead of a drawn one)."""
     rng = np.random.default_rng([seed, i])
     deck_size = 42 if i % 3 == 2 else 54
     piles, terms = deal_terms(rng, deck_size)
     photos, truth = {}, {"deck": deck_size, "game": GAME_FOR_DECK[deck_size], "piles": piles, "sizes": {},
                          "tricks": terms}
     for side in SIDES:
-        size = PHOTO_SIZES[rng.integers(len(PHOTO_SIZES))]
-        scene = random_scene(rng, size=size, cards=[deck.ids.index(c) for c in piles[side]], n_piles=1)
+        drawn = PHOTO_SIZES[rng.integers(len(PHOTO_SIZES))]
+        scene = random_scene(rng, size=size or drawn, cards=[deck.ids.index(c) for c in piles[side]], n_piles=1)
         img, labels = render(scene, deck, 1.0)
         photos[side] = img
-        truth["sizes"][side] = list(size)
+        truth["sizes"][side] = list(size or drawn)
         truth.setdefault("visible", {})[side] = {
             c: round(max(lab["visible"] for lab in labels if lab["card"] == c), 3) for c in piles[side]}
     return truth, photos

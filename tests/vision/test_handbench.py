@@ -78,3 +78,23 @@ def test_summary_splits_hands_by_whether_every_card_shows_a_third_of_its_index()
     assert s54["hands_with_a_hidden_card"] == 2
     assert s54["settled_and_right_when_every_card_shows_a_third"] == 0.5
     assert out["42-card both"]["settled_and_right_when_every_card_shows_a_third"] == 1.0
+
+
+def test_a_hand_drawn_at_a_given_size_is_the_same_deal_at_that_size(tmp_path, monkeypatch):
+    import json
+
+    import models.benchmark as bench
+    from models.handbench import hand_photos
+    from models.synth import Deck
+
+    deck = Deck.load()
+    truth, photos = hand_photos(81000, 1, deck, size=(640, 480))
+    assert truth["piles"] == deal(np.random.default_rng([81000, 1]), 54)
+    assert all(img.shape[:2] == (480, 640) for img in photos.values())
+    assert truth["sizes"] == {"declarer": [640, 480], "defenders": [640, 480]}
+    # the hand-time benchmark's hands: both sides of each deal, with its game
+    monkeypatch.setattr(bench, "SIZES", ((640, 480),))
+    bench.make_hands(tmp_path, 2)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["640x480-00-declarer.jpg", "640x480-00-defenders.jpg",
+                                                         "640x480-00.json"]
+    assert json.loads((tmp_path / "640x480-00.json").read_text()) == {"game": "slovenian"}
