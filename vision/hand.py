@@ -354,7 +354,7 @@ class HandReader:
         poses = [(c, u, h), (c, -u, h)]
         if roi[2] - roi[0] >= 32 and roi[3] - roi[1] >= 32:
             scale = min(1.0, self.pile_rec.settings.target_index_px / max(h, 1.0))
-            cs, us, hs, _score = self.pile_rec._look(image, scale, roi, st.relook_heat)
+            cs, us, hs, _score = self.pile_rec.look(image, scale, roi, st.relook_heat)
             for k in range(len(cs)):
                 d = cs[k] - c
                 if math.hypot(*d) < 0.45 * h and not _near_known(cs[k], hs[k], known):

@@ -220,7 +220,7 @@ class Recogniser:
         look_floor = floor if low is None else min(floor, low)
         long_side = min(st.det_max_long, max(st.det_long, round(max(h, w) * st.det_fraction)))
         scale = min(1.0, long_side / max(h, w))
-        found = self._look(image, scale, (0, 0, w, h), look_floor)
+        found = self.look(image, scale, (0, 0, w, h), look_floor)
         strong = found[3] >= 0.5
         if strong.sum() >= 2:
             typical = float(np.median(found[2][strong]))
@@ -230,13 +230,13 @@ class Recogniser:
                 area = (roi[2] - roi[0]) * (roi[3] - roi[1])
                 closer = min(closer, math.sqrt(st.zoom_max_pixels / area))
                 if closer > 1.15 * scale:
-                    near = self._look(image, closer, roi, look_floor)
+                    near = self.look(image, closer, roi, look_floor)
                     x0, y0, x1, y1 = roi
                     c = found[0]
                     outside = (c[:, 0] < x0) | (c[:, 0] >= x1) | (c[:, 1] < y0) | (c[:, 1] >= y1)
                     found = tuple(np.concatenate([a[outside], b]) for a, b in zip(found, near))
             elif typical * scale > st.large_index_px:   # big cards: step back and look at the whole photo
-                found = self._look(image, st.far_index_px / typical, (0, 0, w, h), look_floor)
+                found = self.look(image, st.far_index_px / typical, (0, 0, w, h), look_floor)
         order = np.argsort(-found[3], kind="stable")
         centres, ups, heights, score = (a[order] for a in found)
         strong = np.nonzero(score >= floor)[0]
@@ -245,7 +245,7 @@ class Recogniser:
         return ((centres[keep], ups[keep], heights[keep], score[keep]),
                 (centres[rest], ups[rest], heights[rest], score[rest]))
 
-    def _look(self, image: np.ndarray, scale: float, roi: tuple[int, int, int, int],
+    def look(self, image: np.ndarray, scale: float, roi: tuple[int, int, int, int],
               threshold: float | None = None):
         """Run the detector on image[roi] shrunk by scale; candidates in full-resolution px, unsuppressed.
         threshold: the heat a peak needs (default: the settings')."""
