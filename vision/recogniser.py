@@ -246,7 +246,7 @@ class Recogniser:
                 (centres[rest], ups[rest], heights[rest], score[rest]))
 
     def look(self, image: np.ndarray, scale: float, roi: tuple[int, int, int, int],
-              threshold: float | None = None):
+             threshold: float | None = None):
         """Run the detector on image[roi] shrunk by scale; candidates in full-resolution px, unsuppressed.
         threshold: the heat a peak needs (default: the settings')."""
         x0, y0, x1, y1 = roi
