@@ -951,31 +951,22 @@ class _Decoder:
         return HandRead(self.game.id, sides, questions, self.rest, frozenset(every))
 
     def _misfit_question(self, world: dict[int, str]) -> Question | None:
-        """When the Declarer's pile's size is known (the players said it, or the count of whole tricks gives its
-        possible sizes) and no way of placing the lost cards makes it (a card read there that is none, one read
-        in the wrong pile, or a miscount), the count is not used, and the players are asked how many cards the
-        pile holds, told what the photos show: such a hand is never settled on the reads alone."""
+        """When the players said how many cards the Declarer's pile holds and no way of placing the lost cards
+        gives that many (a card read there that is none, or a miscount), the count is not used, and they are
+        asked again, told what the photos show."""
         said = [a for a in self.answers if a.kind == "pile_size" and a.card.isdigit()]
-        allowed = self._allowed_sizes()
-        if allowed is None or self.rest is not None:   # with the rest theirs, `_count_check` asks a respread
+        if not said:
             return None
+        n = int(said[-1].card) if said[-1].side == "declarer" else len(self.deck) - int(said[-1].card)
         seen, open_ = self._seen(world, "declarer"), len(self._loose(world)[0])
-        if open_ > 6 or any(seen <= k <= seen + open_ for k in allowed):
-            return None      # (with more lost cards than are tried, the count settles none anyway)
+        allowed = self._allowed_sizes() or frozenset()
+        if any(seen <= k <= seen + open_ for k in allowed):
+            return None
+        counts = [k for k in range(seen, seen + open_ + 1) if self.sizes is None or k in self.sizes] or [seen]
         shown = f"{seen} cards read" + (f" and {open_} not found" if open_ else "")
-        # the counts to offer: those the tricks allow nearest what the photos show, else what they show
-        near = sorted(sorted(self.sizes, key=lambda k: (max(seen - k, k - seen - open_, 0), k))[:2]) \
-            if self.sizes else list(range(seen, seen + open_ + 1))
-        if said:
-            n = int(said[-1].card) if said[-1].side == "declarer" else len(self.deck) - int(said[-1].card)
-            why = ("a card read there is not one: correct it in the card list" if n < seen else
-                   "a card of it was not read, or was read in the other pile: check the card lists")
-            text = f"The Declarer's pile shows {shown}, so not {n}: how many does it hold? (If {n}, {why}.)"
-        else:
-            text = (f"The Declarer's pile shows {shown}, but whole tricks and the Talon cards make "
-                    + " or ".join(map(str, near)) + ": how many does it hold?")
-        counts = near or [seen]
-        return Question("pile_size", "declarer", tuple(map(str, counts[:4])), text)
+        return Question("pile_size", "declarer", tuple(map(str, counts[:4])),
+                        f"The Declarer's pile shows {shown}, so not {n}: how many does it hold? (If {n}, a card "
+                        "read there is not one: correct it in the card list.)")
 
     def _size_question(self, world: dict[int, str], placements: list[dict[str, str]]) -> Question | None:
         """How many cards the Declarer's pile holds, when the lost cards' placements allow 2-4 counts and the

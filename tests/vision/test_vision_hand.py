@@ -201,17 +201,13 @@ def test_with_more_lost_cards_than_are_tried_the_count_settles_none():
     assert len(plain) >= 7 and sorted(q.card for q in told.questions if q.kind == "which_pile") == plain
 
 
-def test_a_count_no_placement_fits_is_not_trusted_and_the_pile_size_is_asked():
+def test_a_count_no_placement_fits_is_not_trusted():
     dec, dfn, piles = lost_two()
     # Both lost cards lie somewhere, so the Declarer's pile holds len(dec) - 1 .. len(dec) + 1 cards: a size
-    # of len(dec) + 2 (mod 4) fits none. The count is not used (the other questions stay as without it), and
-    # the players are asked how many cards the pile holds, the two sizes the tricks allow nearest the reads.
+    # of len(dec) + 2 (mod 4) fits none, and the questions stay as without the count.
     sizes = SLOVENIAN.pile_sizes(4, (len(dec) + 2) % 4)
     hand = _Decoder(SLOVENIAN, piles, None, (), HandSettings(), sizes=sizes).run()
-    first, *rest = hand.questions
-    assert first.kind == "pile_size" and first.choices == (str(len(dec) - 2), str(len(dec) + 2))
-    assert "whole tricks and the Talon cards make" in first.text
-    assert sorted(q.card for q in rest) == sorted(q.card for q in decode(SLOVENIAN, piles).questions)
+    assert sorted(q.card for q in hand.questions) == sorted(q.card for q in decode(SLOVENIAN, piles).questions)
 
 
 @pytest.mark.parametrize("side", SIDES)
