@@ -942,31 +942,10 @@ class _Decoder:
                 # apart, is one tap; a hand is never called settled so.
                 size = self._size_question(world, placements)
                 questions = [size] if size else questions or self._open_question(world, placements, quiet)
-        misfit = self._misfit_question(world)
-        if misfit is not None:   # the players' count and the reads disagree: never settled so
-            questions = [misfit] + [q for q in questions if q.kind != "pile_size"]
         questions += self._respreads(questions)
         questions += self._count_check(world, questions)
         sides = self._sides(world, placements[0], set(alternatives))
         return HandRead(self.game.id, sides, questions, self.rest, frozenset(every))
-
-    def _misfit_question(self, world: dict[int, str]) -> Question | None:
-        """When the players said how many cards the Declarer's pile holds and no way of placing the lost cards
-        gives that many (a card read there that is none, or a miscount), the count is not used, and they are
-        asked again, told what the photos show."""
-        said = [a for a in self.answers if a.kind == "pile_size" and a.card.isdigit()]
-        if not said:
-            return None
-        n = int(said[-1].card) if said[-1].side == "declarer" else len(self.deck) - int(said[-1].card)
-        seen, open_ = self._seen(world, "declarer"), len(self._loose(world)[0])
-        allowed = self._allowed_sizes() or frozenset()
-        if any(seen <= k <= seen + open_ for k in allowed):
-            return None
-        counts = [k for k in range(seen, seen + open_ + 1) if self.sizes is None or k in self.sizes] or [seen]
-        shown = f"{seen} cards read" + (f" and {open_} not found" if open_ else "")
-        return Question("pile_size", "declarer", tuple(map(str, counts[:4])),
-                        f"The Declarer's pile shows {shown}, so not {n}: how many does it hold? (If {n}, a card "
-                        "read there is not one: correct it in the card list.)")
 
     def _size_question(self, world: dict[int, str], placements: list[dict[str, str]]) -> Question | None:
         """How many cards the Declarer's pile holds, when the lost cards' placements allow 2-4 counts and the

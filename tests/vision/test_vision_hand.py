@@ -69,16 +69,6 @@ def test_every_card_read_surely_is_settled_and_counted():
     assert hand.sides["declarer"].card_points + hand.sides["defenders"].card_points == 70
 
 
-def test_a_pile_size_the_reads_cannot_make_is_asked_again_and_never_settles():
-    dec, dfn = split(SLOVENIAN, 25)
-    piles = piles_of([seen(c) for c in dec], [seen(c) for c in dfn])
-    hand = decode(SLOVENIAN, piles, answers=[Answer("pile_size", "declarer", "24")])
-    assert [q.kind for q in hand.questions] == ["pile_size"] and hand.questions[0].choices == ("25",)
-    assert "25 cards read" in hand.questions[0].text and "not 24" in hand.questions[0].text
-    assert decode(SLOVENIAN, piles, answers=[Answer("pile_size", "declarer", "25")]).questions == []
-    assert decode(SLOVENIAN, piles, answers=[Answer("pile_size", "defenders", "29")]).questions == []
-
-
 def test_unsure_read_settled_by_the_card_plainly_seen_in_the_other_pile():
     dec, dfn = split(KOENIGRUFEN, 20, seed=1)
     dec = [c for c in dec if c not in ("T13", "T15", "HK", "HQ")] + ["T13"]
