@@ -214,6 +214,7 @@ class Recogniser:
         """`detect`'s candidates, and the weaker ones: every other peak of the same looks down to heat `low`,
         unsuppressed (a partly covered index next to a found one often peaks only faintly, or inside the found
         one's box). Returns (found, weaker), each (centres, ups, heights, heat); weaker is empty without low."""
+        empty = (np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0), np.zeros(0))
         h, w = image.shape[:2]
         st = self.settings
         floor = st.heat_threshold if threshold is None else threshold
@@ -239,11 +240,11 @@ class Recogniser:
                 found = self.look(image, st.far_index_px / typical, (0, 0, w, h), look_floor)
         order = np.argsort(-found[3], kind="stable")
         centres, ups, heights, score = (a[order] for a in found)
-        strong = np.nonzero(score >= floor)[0]
-        keep = strong[_suppress(centres[strong], ups[strong], heights[strong])]
+        above = np.nonzero(score >= floor)[0]
+        keep = above[_suppress(centres[above], ups[above], heights[above])]
         rest = np.setdiff1d(np.arange(len(score)), keep)
-        return ((centres[keep], ups[keep], heights[keep], score[keep]),
-                (centres[rest], ups[rest], heights[rest], score[rest]))
+        weaker = (centres[rest], ups[rest], heights[rest], score[rest]) if low is not None else empty
+        return (centres[keep], ups[keep], heights[keep], score[keep]), weaker
 
     def look(self, image: np.ndarray, scale: float, roi: tuple[int, int, int, int],
              threshold: float | None = None):
