@@ -216,13 +216,15 @@ def idle_questions(reader, game, piles, result, rest: str | None = None, sizes=N
 def taps(reader, game, piles, truth_piles: dict[str, list[str]], rest: str | None = None, most: int = 12,
          sizes=None) -> dict:
     """Players answering the first open question each time, truthfully, until none is open: how many taps,
-    and whether the hand is then right. A respread question ends it (it needs a new photo)."""
+    and whether the hand is then right. A respread ends it (it needs a new photo) when nothing else is asked;
+    with other questions below it the players answer those instead (`respread`: whether one was offered)."""
     from vision.hand import Answer
 
-    answers, n = [], 0
+    answers, n, respread = [], 0, False
     result = reader.decode(game, piles, rest=rest, sizes=sizes)
     while result.questions and n < most:
-        q = result.questions[0]
+        respread |= any(q.kind == "respread" for q in result.questions)
+        q = next((q for q in result.questions if q.kind != "respread"), result.questions[0])
         if q.kind == "respread":
             break
         if q.kind == "count":
@@ -242,7 +244,7 @@ def taps(reader, game, piles, truth_piles: dict[str, list[str]], rest: str | Non
         n += 1
         result = reader.decode(game, piles, rest=rest, answers=answers, sizes=sizes)
     verdict = judge(game, truth_piles, result)
-    return {"taps": n, "settled": verdict["settled"], "right": verdict["right"]}
+    return {"taps": n, "settled": verdict["settled"], "right": verdict["right"], "respread": respread}
 
 
 def hidden_cards(truth: dict) -> int | None:
@@ -285,7 +287,10 @@ def summarise(rows: list[dict]) -> dict:
                 out[f"{deck_size}-card {mode}"].update({
                     "taps_per_hand": round(sum(t["taps"] for t in tapped) / len(tapped), 3),
                     "right_after_taps": round(sum(t["settled"] and t["right"] for t in tapped) / len(tapped), 4),
-                    "settled_wrong_after_taps": sum(t["settled"] and not t["right"] for t in tapped)})
+                    "settled_wrong_after_taps": sum(t["settled"] and not t["right"] for t in tapped),
+                    "respread_offered": sum(t.get("respread", False) for t in tapped),
+                    "taps_per_hand_offered_a_respread": round(
+                        float(np.mean([t["taps"] for t in tapped if t.get("respread")] or [0])), 2)})
     ms = [r["ms"] for r in rows if "ms" in r]
     base = [r["photo_ms"] for r in rows if "photo_ms" in r]
     if ms and base:

@@ -63,6 +63,7 @@ class HandSettings:
     heat_floor: float = 0.2         # a sure detector peak leaves at most this share of the classifier's "none"
     budget_s: float = 1.0           # time to weigh other readings against the whole hand; past it, by class
     tight_questions: int = 3        # this many doubts in one pile: ask for a better spread instead
+    lost_respread: int = 5          # this many lost cards whose pile matters: ask for a better spread first
     check_questions: int = 24       # up to this many questions, each is tried with every answer ...
     check_s: float = 0.6            # ... for at most this long, and one no answer narrows is dropped
 
@@ -942,7 +943,7 @@ class _Decoder:
                 # apart, is one tap; a hand is never called settled so.
                 size = self._size_question(world, placements)
                 questions = [size] if size else questions or self._open_question(world, placements, quiet)
-        questions += self._respreads(questions)
+        questions = self._respreads(questions) + questions
         questions += self._count_check(world, questions)
         sides = self._sides(world, placements[0], set(alternatives))
         return HandRead(self.game.id, sides, questions, self.rest, frozenset(every))
@@ -1086,16 +1087,29 @@ class _Decoder:
                          "for the other side.", card=str(n))]
 
     def _respreads(self, questions: list[Question]) -> list[Question]:
+        """A better photo where that is quicker than the taps: a pile with `tight_questions` doubts, a hole in
+        the photographed pile with the rest theirs, or `lost_respread` lost cards whose pile matters (one tap
+        each, and the players must search their piles for every one). Lost cards are put down to the piles
+        whose spread shows short steps or holes, or to every pile when none does. Put first; the other
+        questions stay below it for players who would rather answer them."""
+        lost = sum(q.kind == "which_pile" for q in questions)
+        many = lost >= self.st.lost_respread
+        marked = [side for side, pile in self.piles.items() if pile.tight or pile.gaps]
         out = []
         for side, pile in self.piles.items():
             mine = [q for q in questions if q.side == side and q.kind == "which_card"]
             holes = [g for g in pile.gaps if g.chance >= 0.5] if self.rest else []
-            if len(mine) >= self.st.tight_questions or holes:
+            hidden = many and (side in marked or not marked)
+            if len(mine) >= self.st.tight_questions or holes or hidden:
                 pts = [q.where for q in mine if q.where] + [g.centre for g in holes] + list(pile.tight)
+                if hidden:
+                    pts += [g.centre for g in pile.gaps]
                 where = tuple(np.mean(pts, 0)) if pts else None
-                part = _part(where, pile.size) if where else "the pile"
-                out.append(Question("respread", side, (), f"Spread {part} of {SIDE_NAMES[side]} a little and "
-                                    "take the photo again: some cards there are hidden.", where=where))
+                what = f"{_part(where, pile.size)} of {SIDE_NAMES[side]}" if where else SIDE_NAMES[side]
+                why = (f"{lost} cards were not found in either photo" if hidden and len(mine) < self.st.tight_questions
+                       and not holes else "some cards there are hidden")
+                out.append(Question("respread", side, (), f"Spread {what} a little and take the photo "
+                                    f"again: {why}.", where=where))
         return out
 
     def _sides(self, world: dict[int, str], placement: Mapping[str, str], unsure: set[int]) -> dict[str, SideCards]:

@@ -618,7 +618,7 @@ def _answered_truly(game, piles, sizes, truth, answers, most=6, settings=HandSet
     answers = list(answers)
     hand = _Decoder(game, piles, None, answers, settings, sizes=sizes).run()
     while hand.questions and len(answers) < most:
-        q = hand.questions[0]
+        q = next(q for q in hand.questions if q.kind != "respread")     # players may answer instead of respreading
         if q.kind == "which_pile":
             answers.append(Answer("which_pile", next(s for s in SIDES if q.card in truth[s]), q.card))
         elif q.kind == "pile_size":
@@ -732,3 +732,27 @@ def test_a_settled_hand_has_one_possible_score_and_every_question_narrows_it(dea
     if len(asked) <= st_.check_questions:
         narrowing = [len(set(_possible(game, piles, q, st=st_))) > 1 for q in asked]
         assert all(narrowing) or not any(narrowing)   # none narrows alone: then all are kept
+
+
+def _lost_pip_cards(n: int, seed: int = 13):
+    dec, dfn = split(SLOVENIAN, 27, seed=seed)
+    lost = [c for c in dec if scoring.card(c).pips >= 2][:n]
+    return dec, dfn, lost, piles_of([seen(c) for c in dec if c not in lost], [seen(c) for c in dfn])
+
+
+def test_many_lost_cards_ask_for_a_better_spread_first_with_the_taps_below():
+    """Five lost cards whose pile matters: a better photo is quicker than five searches through the piles."""
+    _, _, lost, piles = _lost_pip_cards(5)
+    hand = decode(SLOVENIAN, piles)
+    kinds = [q.kind for q in hand.questions]
+    assert kinds[:2] == ["respread", "respread"] and {q.side for q in hand.questions[:2]} == set(SIDES)
+    assert "5 cards were not found in either photo" in hand.questions[0].text
+    assert sorted(q.card for q in hand.questions if q.kind == "which_pile") == sorted(lost)
+    # a pile whose spread shows short steps is the one to spread again
+    piles["declarer"].tight.append((1800.0, 700.0))
+    hand = decode(SLOVENIAN, piles)
+    respread = [q for q in hand.questions if q.kind == "respread"]
+    assert [(q.side, q.where) for q in respread] == [("declarer", (1800.0, 700.0))]
+    assert "Spread the right part of the Declarer's pile a little" in respread[0].text
+    # four are four taps
+    assert "respread" not in [q.kind for q in decode(SLOVENIAN, _lost_pip_cards(4)[3]).questions]

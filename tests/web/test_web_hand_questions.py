@@ -263,3 +263,28 @@ def test_when_the_count_allows_two_sizes_the_page_asks_how_many_cards_and_one_ta
     hand = player.get("/api/hand").json()
     assert hand["settled"] and len(hand["sides"]["declarer"]["cards"]) == len(dec)
     assert hand["sides"]["declarer"]["points"] == GAME.format(GAME.count(dec))
+
+
+def test_many_lost_cards_ask_for_a_new_photo_first_and_the_new_photo_replaces_the_old(player, reads):
+    """Five Kings and Queens of the Declarer's pile not found: the page asks to spread the pile again before
+    the five taps (which stay below it); the next photo of that pile replaces the old one and settles it."""
+    dec, dfn = deal(seed=3)
+    lost = [c for c in dec if scoring.card(c).pips >= 3][:5]
+    assert len(lost) == 5
+    reads += [pile(seen(c) for c in dec if c not in lost), pile(seen(c) for c in dfn), pile(seen(c) for c in dec)]
+    shoot(player, "declarer")
+    shoot(player, "defenders")
+    questions = player.get("/api/hand").json()["questions"]
+    assert [q["kind"] for q in questions[:2]] == ["respread", "respread"]
+    assert sorted(q["card"] for q in questions if q["kind"] == "which_pile") == sorted(lost)
+    page = player.get("/capture").text
+    assert "5 cards were not found in either photo" in page
+    assert page.index("5 cards were not found") < page.index("was not found: which pile is it in?")
+    assert "or answer the questions below instead" in page
+    # one tap on the question's own button takes the pile again and replaces its photo
+    r = player.post("/capture", data={"csrf": player.csrf, "side": "declarer", "replace": "1",
+                                      "submission": "respread-declarer-1"}, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    assert 'name="replace" value="1"' in page and 'value="declarer"' in page
+    hand = player.get("/api/hand").json()
+    assert hand["settled"] and sorted(hand["sides"]["declarer"]["cards"]) == sorted(dec)
