@@ -113,6 +113,7 @@ def holdout_hand_photos(seed: int, i: int, faces: Path | None = None) -> tuple[d
     return truth, photos
 
 
+_DECKS: dict = {}
 HOLDOUT_SIZES = ((1640, 1232), (2028, 1520), (2304, 1296), (4056, 3040), (4608, 2592))
 _HOLDOUT: dict = {}
 
@@ -214,16 +215,27 @@ def idle_questions(reader, game, piles, result, rest: str | None = None, sizes=N
 
 
 def taps(reader, game, piles, truth_piles: dict[str, list[str]], rest: str | None = None, most: int = 12,
-         sizes=None) -> dict:
+         sizes=None, retake=None) -> dict:
     """Players answering the first open question each time, truthfully, until none is open: how many taps,
     and whether the hand is then right. A respread ends it (it needs a new photo) when nothing else is asked;
-    with other questions below it the players answer those instead (`respread`: whether one was offered)."""
+    with other questions below it the players answer those instead (`respread`: whether one was offered).
+
+    retake(side) -> PileRead: the players do spread a pile again when asked, once per pile, and the new photo
+    replaces the old one (answers about the old photo's reads go with it; where a card lies stays said)."""
     from vision.hand import Answer
 
-    answers, n, respread = [], 0, False
+    answers, n, respread, retaken = [], 0, False, []
     result = reader.decode(game, piles, rest=rest, sizes=sizes)
     while result.questions and n < most:
         respread |= any(q.kind == "respread" for q in result.questions)
+        again = list(dict.fromkeys(q.side for q in result.questions if q.kind == "respread"
+                                   and q.side in piles and q.side not in retaken))
+        if retake is not None and again:
+            piles = {**piles, **{side: retake(side) for side in again}}
+            retaken += again
+            answers = [a for a in answers if a.kind != "which_card" or a.side not in again]
+            result = reader.decode(game, piles, rest=rest, answers=answers, sizes=sizes)
+            continue
         q = next((q for q in result.questions if q.kind != "respread"), result.questions[0])
         if q.kind == "respread":
             break
@@ -244,7 +256,43 @@ def taps(reader, game, piles, truth_piles: dict[str, list[str]], rest: str | Non
         n += 1
         result = reader.decode(game, piles, rest=rest, answers=answers, sizes=sizes)
     verdict = judge(game, truth_piles, result)
-    return {"taps": n, "settled": verdict["settled"], "right": verdict["right"], "respread": respread}
+    return {"taps": n, "settled": verdict["settled"], "right": verdict["right"], "respread": respread,
+            "retakes": len(retaken)}
+
+
+def retake_photo(seed: int, i: int, side: str, truth: dict, faces: Path | None = None) -> np.ndarray:
+    """The photo of hand i's `side` pile taken again after the players spread it anew: the same cards laid out
+    and photographed afresh (pile style, camera, light and clutter drawn again, from a stream of its own)."""
+    rng = np.random.default_rng([seed, i, 1 + SIDES.index(side), 12])
+    cards = truth["piles"][side]
+    if truth.get("renderer") == "holdout":
+        from models.holdout import render as hr
+        from models.holdout import scene as hs
+
+        renderer = _holdout_renderer(faces)
+        deal = hs.random_deal(np.random.default_rng([seed, i]), renderer.deck)
+        size = HOLDOUT_SIZES[int(rng.integers(len(HOLDOUT_SIZES)))]
+        for attempt in range(40):
+            laid, styles = hs._lay_piles(rng, [(side, tuple(cards))], compact=attempt >= 15)
+            pts = np.concatenate([c.pose.corners(hs.CARD_RECT) for c in laid])
+            cam = hs._fit_camera(rng, pts, size, False)
+            if cam is not None:
+                break
+        else:
+            raise RuntimeError(f"hand {i}: no camera pose fits {side}'s {len(cards)} cards")
+        scene = hs.Scene(deal, (side,), tuple(styles), laid, cam)
+        scene.clutter = hs._clutter(rng, scene, False)
+        chroma = rng.uniform(0, 0.0015)
+        margin = cam.lens_margin(chroma)
+        canvas, _light = hr._Drawing(renderer, scene, rng, cam.padded(margin)).draw()
+        return hr._camera_pipeline(rng, canvas, cam, margin, chroma)
+    key = Path(faces or FACES_DIR)
+    if key not in _DECKS:
+        _DECKS[key] = Deck.load(key)
+    deck = _DECKS[key]
+    drawn = PHOTO_SIZES[rng.integers(len(PHOTO_SIZES))]
+    scene = random_scene(rng, size=drawn, cards=[deck.ids.index(c) for c in cards], n_piles=1)
+    return render(scene, deck, 1.0)[0]
 
 
 def hidden_cards(truth: dict) -> int | None:
@@ -289,6 +337,10 @@ def summarise(rows: list[dict]) -> dict:
                     "right_after_taps": round(sum(t["settled"] and t["right"] for t in tapped) / len(tapped), 4),
                     "settled_wrong_after_taps": sum(t["settled"] and not t["right"] for t in tapped),
                     "respread_offered": sum(t.get("respread", False) for t in tapped),
+                    "right_after_retakes_and_taps": _share(rows, deck_size, f"retake_{mode}"),
+                    "retakes_per_hand": round(float(np.mean([r[f"retake_{mode}"]["retakes"] for r in rows
+                                                             if r["deck"] == deck_size and f"retake_{mode}" in r]
+                                                            or [0])), 3),
                     "taps_per_hand_offered_a_respread": round(
                         float(np.mean([t["taps"] for t in tapped if t.get("respread")] or [0])), 2)})
     ms = [r["ms"] for r in rows if "ms" in r]
@@ -300,12 +352,31 @@ def summarise(rows: list[dict]) -> dict:
     return out
 
 
+def _share(rows: list[dict], deck_size: int, key: str) -> float | None:
+    """Share of the deck's hands whose `key` run ended settled and right."""
+    got = [r[key] for r in rows if r["deck"] == deck_size and key in r]
+    return round(sum(t["settled"] and t["right"] for t in got) / len(got), 4) if got else None
+
+
 def _kinds(sub: list[dict]) -> dict[str, int]:
     kinds: dict[str, int] = {}
     for r in sub:
         for k in r["kinds"]:
             kinds[k] = kinds.get(k, 0) + 1
     return kinds
+
+
+def _retaken(reader, args, i: int, side: str, truth: dict, game):
+    """The pile read of hand i's `side` photographed again (kept in the cache beside the first photo)."""
+    path = args.cache / f"{i:04d}-{side}-retake.jpg"
+    if path.exists():
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    else:
+        faces = None if truth.get("renderer") == "holdout" else args.faces
+        image = retake_photo(args.seed, i, side, truth, faces)
+        cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    reads = args.cache / f"{i:04d}-{side}-retake.{reader.rec.name}.pile.json" if args.reuse_reads else None
+    return _pile(reader, image, game, reads)
 
 
 def _pile(reader, image, game, path: Path | None):
@@ -375,7 +446,11 @@ def main(argv: list[str] | None = None) -> int:
             result = both if mode == "both" else reader.decode(game, shown, rest=rest, sizes=sizes)
             row[mode] = judge(game, truth["piles"], result)
             row[mode]["idle_questions"] = idle_questions(reader, game, shown, result, rest, sizes)
-            row[f"taps_{mode}"] = taps(reader, game, shown, truth["piles"], rest=rest, sizes=sizes)
+            row[f"taps_{mode}"] = t = taps(reader, game, shown, truth["piles"], rest=rest, sizes=sizes)
+            # the players spread a pile again when asked (once), then answer the rest
+            row[f"retake_{mode}"] = t if not t["respread"] else taps(
+                reader, game, shown, truth["piles"], rest=rest, sizes=sizes,
+                retake=lambda side, i=i, truth=truth, game=game: _retaken(reader, args, i, side, truth, game))
         rows.append(row)
         first = next(m for m in ("both", "told", "rest") if m in modes)
         done = [r[first] for r in rows]

@@ -98,3 +98,32 @@ def test_a_hand_drawn_at_a_given_size_is_the_same_deal_at_that_size(tmp_path, mo
     assert sorted(p.name for p in tmp_path.iterdir()) == ["640x480-00-declarer.jpg", "640x480-00-defenders.jpg",
                                                          "640x480-00.json"]
     assert json.loads((tmp_path / "640x480-00.json").read_text()) == {"game": "slovenian"}
+
+
+def test_players_who_spread_a_pile_again_when_asked_settle_it_from_the_new_photo():
+    """Five Kings and Queens lost from the Declarer's photo: the truthful taps answer the five questions; with
+    the pile spread again when asked, the new photo (every card read) settles the hand with no tap."""
+    from models.handbench import taps
+    from vision.hand import PileRead, Sighting, decode
+
+    game = scoring.find_game("slovenian")
+    ids = [c.id for c in game.deck]
+    order = [ids[i] for i in np.random.default_rng(3).permutation(len(ids))]
+    truth = {"declarer": order[:27], "defenders": order[27:]}
+    lost = [c for c in truth["declarer"] if scoring.card(c).pips >= 3][:5]
+
+    def pile(cards):
+        return PileRead((2028, 1520), [Sighting((40.0 * k, 100.0), (0.0, -1.0), 80.0, ((c, 0.995), ("none", 0.005)),
+                                                scoring.card(c).pips, 0.9) for k, c in enumerate(cards)])
+
+    class Reader:
+        def decode(self, game, piles, rest=None, answers=(), sizes=None):
+            return decode(game, piles, rest, answers, sizes=sizes)
+
+    piles = {"declarer": pile([c for c in truth["declarer"] if c not in lost]), "defenders": pile(truth["defenders"])}
+    plain = taps(Reader(), game, piles, truth)
+    assert plain["respread"] and plain["taps"] == 5 and plain["settled"] and plain["right"] and not plain["retakes"]
+    taken = []
+    again = taps(Reader(), game, piles, truth, retake=lambda side: taken.append(side) or pile(truth[side]))
+    assert sorted(taken) == ["declarer", "defenders"]     # neither photo shows where: both are taken again
+    assert again == {"taps": 0, "settled": True, "right": True, "respread": True, "retakes": 2}
