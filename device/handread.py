@@ -71,9 +71,9 @@ def answers(store: Store, session: dict, after: int) -> list[dict]:
 
 
 def add_answer(store: Store, session: dict, after: int, answer: dict) -> None:
-    """Keep an answer (which_card: side, sighting, card; which_pile: card, side; count: side, yes / no;
-    pile_size: side, the number of cards); a
-    newer one about the same read, card or pile replaces the older."""
+    """Keep an answer (which_card: side, sighting, card and the capture whose read it is; which_pile: card,
+    side; count: side, yes / no; pile_size: side, the number of cards); a newer one about the same read, card
+    or pile replaces the older."""
     old = [a for a in answers(store, session, after) if _about(a) != _about(answer)]
     store.set_meta(_answers_key(session["id"], after), json.dumps(old + [answer]))
 
@@ -129,9 +129,11 @@ def hand_read(store: Store, session: dict, state: dict) -> dict | None:
     from vision.hand import Answer, decode
 
     game = scoring.find_game(session["game"])
-    given_raw = answers(store, session, state["after_capture"])
     captures = {side: store.get_capture(state[f"{side}_capture"]) for side in SIDES
                 if state.get(f"{side}_capture") is not None}
+    # An answer about a read belongs to its photo: once that pile is photographed again it is void.
+    given_raw = [a for a in answers(store, session, state["after_capture"]) if a.get("kind") != "which_card"
+                 or a.get("capture", state.get(f"{a.get('side')}_capture")) == state.get(f"{a.get('side')}_capture")]
     # Every open page asks again after each change: the same hand read is worked out once.
     trick, talon = trick_cards(session), state.get("talon")
     sizes = game.pile_sizes(trick, talon) if trick is not None and talon is not None else None

@@ -288,3 +288,28 @@ def test_many_lost_cards_ask_for_a_new_photo_first_and_the_new_photo_replaces_th
     assert 'name="replace" value="1"' in page and 'value="declarer"' in page
     hand = player.get("/api/hand").json()
     assert hand["settled"] and sorted(hand["sides"]["declarer"]["cards"]) == sorted(dec)
+
+
+def test_an_answer_about_a_read_is_void_once_its_pile_is_photographed_again(player, reads):
+    """The players say the Declarer's unsure read 0 is the Heart King, then spread that pile again: read 0 of
+    the new photo is another card, and the old answer must not force it to be the King."""
+    dec, dfn = deal(seed=2)
+    dec = [c for c in dec if c not in ("HK", "HQ")] + ["HK"]
+    dfn = [c for c in dfn if c not in ("HK", "HQ")] + ["HQ"]
+    first = [seen("HK", 0.55, (("HQ", 0.4),), pips=4)] + [seen(c, x=5.0 * k) for k, c in enumerate(dec) if c != "HK"]
+    again = [seen(c, x=5.0 * k) for k, c in enumerate(dec)]       # read 0 is now another card, all read surely
+    reads += [pile(first), pile(seen(c) for c in dfn if c != "HQ"), pile(again)]
+    shoot(player, "declarer")
+    shoot(player, "defenders")
+    which = next(q for q in player.get("/api/hand").json()["questions"] if q["kind"] == "which_card")
+    assert which["sighting"] == 0
+    r = player.post("/api/hand/answers", json={"kind": "which_card", "side": "declarer", "card": "HK",
+                                               "sighting": 0})
+    assert r.status_code == 200, r.text
+    r = player.post("/api/captures", json={"side": "declarer", "replace": True})
+    assert r.status_code == 200, r.text
+    hand = player.get("/api/hand").json()
+    # every card of the new photo is its own (the old answer would make read 0 a second Heart King, and lose
+    # the card it shows); only the Queen no photo shows is left to ask about
+    assert set(dec) <= set(hand["sides"]["declarer"]["cards"])
+    assert [(q["kind"], q.get("card")) for q in hand["questions"]] == [("which_pile", "HQ")]

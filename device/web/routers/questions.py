@@ -50,8 +50,10 @@ def _answer(c, session: dict, body: AnswerBody) -> dict:
     wanted = body.side if body.kind == "which_pile" else value
     if wanted not in choices:
         raise HTTPException(422, f"{wanted!r} is not one of the choices: {', '.join(choices)}")
-    handread.add_answer(c.store, session, state["after_capture"],
-                        {"kind": body.kind, "side": body.side, "card": value, "sighting": body.sighting})
+    answer = {"kind": body.kind, "side": body.side, "card": value, "sighting": body.sighting}
+    if body.kind == "which_card":   # about a read of this photo: a photo taken again has reads of its own
+        answer["capture"] = state[f"{body.side}_capture"]
+    handread.add_answer(c.store, session, state["after_capture"], answer)
     events.changed("hand_state")
     return handread.hand_read(c.store, session, state) or {}
 
