@@ -3,6 +3,8 @@ answered with one tap on a card picture or a pile, and the Card Points show once
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from test_web_browser import check_phone_page, phone, server, tap  # noqa: F401 (server is a fixture)
 from test_web_hand_questions import seen, store_pile_reads
@@ -105,6 +107,49 @@ def test_one_choice_of_the_talon_cards_settles_a_lost_card(browser, server):  # 
     assert "The Pagat was not found" in browser.page_source
     check_phone_page(browser, "Capture with the Talon cards to say")
     Select(browser.find_element(By.ID, "talon-select")).select_by_value(str(len(dec) % 4))
+    wait.until(lambda b: b.find_elements(By.ID, "hand-settled"))
+    assert not browser.find_elements(By.CSS_SELECTOR, ".hand-question")
+    assert GAME.format(GAME.count(dec)) in browser.find_element(By.ID, "pile-declarer").text
+
+
+def test_many_lost_cards_ask_for_a_new_photo_and_one_tap_takes_it(browser, server, tmp_path):  # noqa: F811
+    """Five Kings and Queens of the Declarer's pile not found: at phone size the page asks first to spread that
+    pile again; one tap on the question's button takes it again, the new photo replaces the old one, and with
+    every card read the hand is settled."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    base, store, controller = server
+    ids = [c.id for c in GAME.deck]
+    order = [ids[i] for i in np.random.default_rng(5).permutation(len(ids))]
+    dec, dfn = order[:27], order[27:]
+    lost = [c for c in dec if scoring.card(c).pips >= 3][:5]
+    first = PileRead((320, 240), [seen(c, x=20.0 * i) for i, c in enumerate(dec) if c not in lost])
+    first.tight.append((300.0, 120.0))                  # its spread shows short steps on the right
+    store_pile_reads(store, controller).extend([
+        first, PileRead((320, 240), [seen(c, x=20.0 * i) for i, c in enumerate(dfn)]),
+        PileRead((320, 240), [seen(c, x=20.0 * i) for i, c in enumerate(dec)])])
+    wait = WebDriverWait(browser, 15)
+    phone(browser, 390)
+    log_in(browser, base, wait)
+    for side in ("declarer", "defenders"):
+        assert browser.execute_script(
+            "return fetch('/api/captures', {method: 'POST', headers: {'Content-Type': 'application/json',"
+            " 'X-CSRF-Token': document.querySelector('input[name=csrf]').value}, body: JSON.stringify({side:"
+            f" '{side}'}})}}).then(r => r.status)") == 200
+    browser.get(f"{base}/capture")
+    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, ".hand-question")))
+    questions = browser.find_elements(By.CSS_SELECTOR, ".hand-question")
+    assert questions[0].get_attribute("data-kind") == "respread" and len(questions) == 6
+    assert "Spread the right part of the Declarer's pile" in questions[0].text
+    assert "5 cards were not found in either photo" in questions[0].text
+    check_phone_page(browser, "Capture asking for a new photo")
+    browser.execute_script("arguments[0].scrollIntoView()", questions[0])
+    browser.save_screenshot(str(tmp_path / "respread.png"))
+    if os.environ.get("TAROKCAM_SCREENSHOTS"):
+        browser.save_screenshot(os.path.join(os.environ["TAROKCAM_SCREENSHOTS"], "respread.png"))
+    tap(browser, wait, ".hand-question[data-kind=respread] button")
     wait.until(lambda b: b.find_elements(By.ID, "hand-settled"))
     assert not browser.find_elements(By.CSS_SELECTOR, ".hand-question")
     assert GAME.format(GAME.count(dec)) in browser.find_element(By.ID, "pile-declarer").text
