@@ -63,7 +63,7 @@ class HandSettings:
     heat_floor: float = 0.2         # a sure detector peak leaves at most this share of the classifier's "none"
     budget_s: float = 1.0           # time to weigh other readings against the whole hand; past it, by class
     tight_questions: int = 3        # this many doubts in one pile: ask for a better spread instead
-    lost_respread: int = 5          # this many lost cards whose pile matters: ask for a better spread first
+    lost_respread: int = 5          # this many taps for lost cards: ask for a better spread first
     check_questions: int = 24       # up to this many questions, each is tried with every answer ...
     check_s: float = 0.6            # ... for at most this long, and one no answer narrows is dropped
 
@@ -918,6 +918,7 @@ class _Decoder:
                     alternatives.setdefault(i, []).append((c, self._fact_set(other, self._placements(other))))
         every = set(base_set).union(*(f for alts in alternatives.values() for _, f in alts))
         questions: list[Question] = []
+        one_by_one = False      # questions put one at a time: each lost card may take a tap of its own
         if len(every) > 1:
             # Cards no read shows whose pile changes the score.
             shown = set(world.values())
@@ -942,21 +943,24 @@ class _Decoder:
                 # numbers of lost cards): how many cards the Declarer's pile holds, when that tells the scores
                 # apart, is one tap; a hand is never called settled so.
                 size = self._size_question(world, placements)
+                one_by_one = size is None
                 questions = [size] if size else questions or self._open_question(world, placements, quiet)
-        questions = self._respreads(questions) + questions
+        # the taps the lost cards will take: one per card asked about, or, put one at a time, up to one each
+        lost = len(self._loose(world)[0]) if one_by_one else sum(q.kind == "which_pile" for q in questions)
+        questions = self._respreads(questions, lost) + questions
         questions += self._count_check(world, questions)
         sides = self._sides(world, placements[0], set(alternatives))
         return HandRead(self.game.id, sides, questions, self.rest, frozenset(every))
 
     def _size_question(self, world: dict[int, str], placements: list[dict[str, str]]) -> Question | None:
-        """How many cards the Declarer's pile holds, when the lost cards' placements allow 2-4 counts and the
-        counts leave different scores possible."""
+        """How many cards the Declarer's pile holds, when the lost cards' placements allow 2-7 counts (one tap
+        each) and the counts leave different scores possible."""
         seen = self._seen(world, "declarer")
         by_count: dict[int, set] = {}
         for p, f in zip(placements, self._placed_facts_of(world, placements)):
             by_count.setdefault(seen + sum(1 for s in p.values() if s == "declarer"), set()).add(f)
         counts = sorted(by_count)
-        if not 1 < len(counts) <= 4 or all(by_count[n] == by_count[counts[0]] for n in counts):
+        if not 1 < len(counts) <= 7 or all(by_count[n] == by_count[counts[0]] for n in counts):
             return None
         return Question("pile_size", "declarer", tuple(map(str, counts)),
                         "How many cards does the Declarer's pile hold: " + ", ".join(map(str, counts[:-1]))
@@ -1086,14 +1090,13 @@ class _Decoder:
                          f"Does {SIDE_NAMES[side]} hold {n} cards? A card hidden under another would count "
                          "for the other side.", card=str(n))]
 
-    def _respreads(self, questions: list[Question]) -> list[Question]:
+    def _respreads(self, questions: list[Question], lost: int = 0) -> list[Question]:
         """A better photo where that is quicker than the taps: a pile with `tight_questions` doubts, a hole in
-        the photographed pile with the rest theirs, or `lost_respread` lost cards whose pile matters (one tap
-        each, and the players must search their piles for every one). Lost cards are put down to the piles
-        whose spread shows short steps or holes, or to every pile when none does. Put first; the other
-        questions stay below it for players who would rather answer them."""
-        lost = sum(q.kind == "which_pile" for q in questions)
-        many = lost >= self.st.lost_respread
+        the photographed pile with the rest theirs, or `lost_respread` taps for lost cards (`lost`: the players
+        must search their piles for each). Lost cards are put down to the piles whose spread shows short steps
+        or holes, or to every pile when none does. Put first; the other questions stay below it for players who
+        would rather answer them."""
+        many = bool(questions) and lost >= self.st.lost_respread
         marked = [side for side, pile in self.piles.items() if pile.tight or pile.gaps]
         out = []
         for side, pile in self.piles.items():

@@ -756,3 +756,23 @@ def test_many_lost_cards_ask_for_a_better_spread_first_with_the_taps_below():
     assert "Spread the right part of the Declarer's pile a little" in respread[0].text
     # four are four taps
     assert "respread" not in [q.kind for q in decode(SLOVENIAN, _lost_pip_cards(4)[3]).questions]
+
+
+def test_four_lost_plain_cards_are_asked_by_the_pile_size_not_by_an_idle_which_pile():
+    """Report hand 61 of seed 90000: four lost 0-pip cards round the Card Points only by how many lie in the
+    Declarer's pile, so no single card's pile narrows the score; the pile's size (five possible counts) does,
+    in one tap. Before, the size was asked only for up to four counts, and an idle which_pile was put instead."""
+    dec, dfn = split(SLOVENIAN, 16, seed=21)
+    plain = [c for c in dec + dfn if scoring.card(c).pips == 0 and not scoring.card(c).trull]
+    lost = [c for c in dec if c in plain][:4]
+    assert len(lost) == 4
+    piles = piles_of([seen(c) for c in dec if c not in lost], [seen(c) for c in dfn])
+    hand = decode(SLOVENIAN, piles)
+    assert [q.kind for q in hand.questions] == ["pile_size"]
+    q = hand.questions[0]
+    assert q.choices == tuple(str(len(dec) - 4 + k) for k in range(5))
+    for a in q.answers():
+        told = decode(SLOVENIAN, piles, answers=[a])
+        assert told.questions == [] and len(told.outcomes) == 1
+    right = decode(SLOVENIAN, piles, answers=[next(a for a in q.answers() if a.card == str(len(dec)))])
+    assert right.sides["declarer"].card_points == SLOVENIAN.count(dec)
