@@ -954,7 +954,11 @@ class _Decoder:
 
     def _size_question(self, world: dict[int, str], placements: list[dict[str, str]]) -> Question | None:
         """How many cards the Declarer's pile holds, when the lost cards' placements allow 2-7 counts (one tap
-        each) and the counts leave different scores possible."""
+        each) and the counts leave different scores possible. Not when the answer could not be used: more lost
+        cards than every way to place them is tried for, or a size the players said already (one no placement
+        makes is dropped; asked again, the same question would come back for ever)."""
+        if len(self._loose(world)[0]) > 6 or any(a.kind == "pile_size" for a in self.answers):
+            return None
         seen = self._seen(world, "declarer")
         by_count: dict[int, set] = {}
         for p, f in zip(placements, self._placed_facts_of(world, placements)):

@@ -776,3 +776,19 @@ def test_four_lost_plain_cards_are_asked_by_the_pile_size_not_by_an_idle_which_p
         assert told.questions == [] and len(told.outcomes) == 1
     right = decode(SLOVENIAN, piles, answers=[next(a for a in q.answers() if a.card == str(len(dec)))])
     assert right.sides["declarer"].card_points == SLOVENIAN.count(dec)
+
+
+def test_the_pile_size_is_not_asked_when_its_answer_could_not_be_used():
+    """Report hand 103: seven lost cards (past the six whose every placement is tried) made a size question
+    whose answer was not used, so it came back after every tap; a size already said is not asked again."""
+    dec, dfn = split(SLOVENIAN, 16, seed=21)
+    plain = [c for c in dec + dfn if scoring.card(c).pips == 0 and not scoring.card(c).trull]
+    seven = [c for c in dec if c in plain][:4] + [c for c in dfn if c in plain][:3]
+    hand = decode(SLOVENIAN, piles_of([seen(c) for c in dec if c not in seven], [seen(c) for c in dfn if c not in seven]))
+    assert hand.questions and "pile_size" not in [q.kind for q in hand.questions]
+    four = seven[:4]
+    piles = piles_of([seen(c) for c in dec if c not in four], [seen(c) for c in dfn])
+    assert [q.kind for q in decode(SLOVENIAN, piles).questions] == ["pile_size"]
+    # a size no placement makes (a miscount) is dropped, and the same question is not put again
+    again = decode(SLOVENIAN, piles, answers=[Answer("pile_size", "declarer", str(len(dec) + 9))])
+    assert "pile_size" not in [q.kind for q in again.questions] and again.questions
