@@ -943,6 +943,8 @@ class _Decoder:
                 # numbers of lost cards): how many cards the Declarer's pile holds, when that tells the scores
                 # apart, is one tap; a hand is never called settled so.
                 size = self._size_question(world, placements)
+                if size is not None and not self._narrows(size):
+                    size = None         # another doubt keeps the scores open whatever the size: not one tap
                 one_by_one = size is None
                 questions = [size] if size else questions or self._open_question(world, placements, quiet)
         # the taps the lost cards will take: one per card asked about, or, put one at a time, up to one each
@@ -969,6 +971,18 @@ class _Decoder:
         return Question("pile_size", "declarer", tuple(map(str, counts)),
                         "How many cards does the Declarer's pile hold: " + ", ".join(map(str, counts[:-1]))
                         + f" or {counts[-1]}?")
+
+    def _narrows(self, q: Question) -> bool:
+        """Whether the answers to q leave different scores possible (tried within `check_s`; past it, yes)."""
+        if not self.check:
+            return True
+        deadline = time.perf_counter() + self.st.check_s
+        seen = set()
+        for a in q.answers():
+            if time.perf_counter() > deadline:
+                return True
+            seen.add(self._told(a, deadline).run().outcomes)
+        return len(seen) > 1
 
     def _open_question(self, world: dict[int, str], placements: list[dict[str, str]],
                        quiet: list[Question]) -> list[Question]:
