@@ -84,7 +84,6 @@ def hand_photos(seed: int, i: int, deck: Deck, size: tuple[int, int] | None = No
 def holdout_hand_photos(seed: int, i: int, faces: Path | None = None) -> tuple[dict, dict[str, np.ndarray]]:
     """Hand i drawn by the independent hold-out renderer (models/holdout, written apart from models/synth.py):
     its own deal, pile styles, camera, light and sensor, one photo per side."""
-    from models.holdout import render as hr
     from models.holdout import scene as hs
 
     renderer = _holdout_renderer(faces)
@@ -95,22 +94,30 @@ def holdout_hand_photos(seed: int, i: int, faces: Path | None = None) -> tuple[d
                          "sizes": {}, "renderer": "holdout", "tricks": {"players": deal.players, "talon": deal.talon}}
     for side in SIDES:
         size = HOLDOUT_SIZES[int(rng.integers(len(HOLDOUT_SIZES)))]
-        for attempt in range(40):
-            cards, styles = hs._lay_piles(rng, [(side, getattr(deal, side))], compact=attempt >= 15)
-            pts = np.concatenate([c.pose.corners(hs.CARD_RECT) for c in cards])
-            cam = hs._fit_camera(rng, pts, size, False)
-            if cam is not None:
-                break
-        else:
-            raise RuntimeError(f"hand {i}: no camera pose fits {side}'s {len(cards)} cards")
-        scene = hs.Scene(deal, (side,), tuple(styles), cards, cam)
-        scene.clutter = hs._clutter(rng, scene, False)
-        chroma = rng.uniform(0, 0.0015)
-        margin = cam.lens_margin(chroma)
-        canvas, _light = hr._Drawing(renderer, scene, rng, cam.padded(margin)).draw()
-        photos[side] = hr._camera_pipeline(rng, canvas, cam, margin, chroma)
+        photos[side] = _holdout_pile_photo(rng, renderer, deal, side, tuple(getattr(deal, side)), size, i)
         truth["sizes"][side] = list(size)
     return truth, photos
+
+
+def _holdout_pile_photo(rng, renderer, deal, side: str, cards: tuple[str, ...], size, i: int) -> np.ndarray:
+    """One side's pile laid out, photographed and developed by the hold-out renderer, drawing from rng."""
+    from models.holdout import render as hr
+    from models.holdout import scene as hs
+
+    for attempt in range(40):
+        laid, styles = hs._lay_piles(rng, [(side, cards)], compact=attempt >= 15)
+        pts = np.concatenate([c.pose.corners(hs.CARD_RECT) for c in laid])
+        cam = hs._fit_camera(rng, pts, size, False)
+        if cam is not None:
+            break
+    else:
+        raise RuntimeError(f"hand {i}: no camera pose fits {side}'s {len(cards)} cards")
+    scene = hs.Scene(deal, (side,), tuple(styles), laid, cam)
+    scene.clutter = hs._clutter(rng, scene, False)
+    chroma = rng.uniform(0, 0.0015)
+    margin = cam.lens_margin(chroma)
+    canvas, _light = hr._Drawing(renderer, scene, rng, cam.padded(margin)).draw()
+    return hr._camera_pipeline(rng, canvas, cam, margin, chroma)
 
 
 _DECKS: dict = {}
@@ -266,26 +273,12 @@ def retake_photo(seed: int, i: int, side: str, truth: dict, faces: Path | None =
     rng = np.random.default_rng([seed, i, 1 + SIDES.index(side), 12])
     cards = truth["piles"][side]
     if truth.get("renderer") == "holdout":
-        from models.holdout import render as hr
         from models.holdout import scene as hs
 
         renderer = _holdout_renderer(faces)
         deal = hs.random_deal(np.random.default_rng([seed, i]), renderer.deck)
         size = HOLDOUT_SIZES[int(rng.integers(len(HOLDOUT_SIZES)))]
-        for attempt in range(40):
-            laid, styles = hs._lay_piles(rng, [(side, tuple(cards))], compact=attempt >= 15)
-            pts = np.concatenate([c.pose.corners(hs.CARD_RECT) for c in laid])
-            cam = hs._fit_camera(rng, pts, size, False)
-            if cam is not None:
-                break
-        else:
-            raise RuntimeError(f"hand {i}: no camera pose fits {side}'s {len(cards)} cards")
-        scene = hs.Scene(deal, (side,), tuple(styles), laid, cam)
-        scene.clutter = hs._clutter(rng, scene, False)
-        chroma = rng.uniform(0, 0.0015)
-        margin = cam.lens_margin(chroma)
-        canvas, _light = hr._Drawing(renderer, scene, rng, cam.padded(margin)).draw()
-        return hr._camera_pipeline(rng, canvas, cam, margin, chroma)
+        return _holdout_pile_photo(rng, renderer, deal, side, tuple(cards), size, i)
     key = Path(faces or FACES_DIR)
     if key not in _DECKS:
         _DECKS[key] = Deck.load(key)

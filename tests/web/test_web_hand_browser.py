@@ -83,8 +83,7 @@ def test_one_choice_of_the_talon_cards_settles_a_lost_card(browser, server):  # 
     """The Pagat not found; the players choose how many cards no trick brought lie in the Declarer's pile (one
     choice, no second tap), and the count of whole tricks puts the Pagat in that pile."""
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support import expected_conditions as ec
-    from selenium.webdriver.support.ui import Select, WebDriverWait
+    from selenium.webdriver.support.ui import Select
 
     base, store, controller = server
     ids = [c.id for c in GAME.deck]
@@ -94,16 +93,7 @@ def test_one_choice_of_the_talon_cards_settles_a_lost_card(browser, server):  # 
     store_pile_reads(store, controller).extend([
         PileRead((320, 240), [seen(c, x=20.0 * i) for i, c in enumerate(dec) if c != "T1"]),
         PileRead((320, 240), [seen(c, x=20.0 * i) for i, c in enumerate(dfn)])])
-    wait = WebDriverWait(browser, 15)
-    phone(browser, 390)
-    log_in(browser, base, wait)
-    for side in ("declarer", "defenders"):
-        assert browser.execute_script(
-            "return fetch('/api/captures', {method: 'POST', headers: {'Content-Type': 'application/json',"
-            " 'X-CSRF-Token': document.querySelector('input[name=csrf]').value}, body: JSON.stringify({side:"
-            f" '{side}'}})}}).then(r => r.status)") == 200
-    browser.get(f"{base}/capture")
-    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, ".hand-question")))
+    wait = both_piles_photographed(browser, base)
     assert "The Pagat was not found" in browser.page_source
     check_phone_page(browser, "Capture with the Talon cards to say")
     Select(browser.find_element(By.ID, "talon-select")).select_by_value(str(len(dec) % 4))
@@ -117,8 +107,6 @@ def test_many_lost_cards_ask_for_a_new_photo_and_one_tap_takes_it(browser, serve
     pile again; one tap on the question's button takes it again, the new photo replaces the old one, and with
     every card read the hand is settled."""
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support import expected_conditions as ec
-    from selenium.webdriver.support.ui import WebDriverWait
 
     base, store, controller = server
     ids = [c.id for c in GAME.deck]
@@ -130,16 +118,7 @@ def test_many_lost_cards_ask_for_a_new_photo_and_one_tap_takes_it(browser, serve
     store_pile_reads(store, controller).extend([
         first, PileRead((320, 240), [seen(c, x=20.0 * i) for i, c in enumerate(dfn)]),
         PileRead((320, 240), [seen(c, x=20.0 * i) for i, c in enumerate(dec)])])
-    wait = WebDriverWait(browser, 15)
-    phone(browser, 390)
-    log_in(browser, base, wait)
-    for side in ("declarer", "defenders"):
-        assert browser.execute_script(
-            "return fetch('/api/captures', {method: 'POST', headers: {'Content-Type': 'application/json',"
-            " 'X-CSRF-Token': document.querySelector('input[name=csrf]').value}, body: JSON.stringify({side:"
-            f" '{side}'}})}}).then(r => r.status)") == 200
-    browser.get(f"{base}/capture")
-    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, ".hand-question")))
+    wait = both_piles_photographed(browser, base)
     questions = browser.find_elements(By.CSS_SELECTOR, ".hand-question")
     assert questions[0].get_attribute("data-kind") == "respread" and len(questions) == 6
     assert "Spread the right part of the Declarer's pile" in questions[0].text
@@ -153,3 +132,23 @@ def test_many_lost_cards_ask_for_a_new_photo_and_one_tap_takes_it(browser, serve
     wait.until(lambda b: b.find_elements(By.ID, "hand-settled"))
     assert not browser.find_elements(By.CSS_SELECTOR, ".hand-question")
     assert GAME.format(GAME.count(dec)) in browser.find_element(By.ID, "pile-declarer").text
+
+
+def both_piles_photographed(browser, base: str):
+    """At phone size, logged in: both piles photographed through the API, the Capture page open with its
+    questions. Returns the page's wait."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    wait = WebDriverWait(browser, 15)
+    phone(browser, 390)
+    log_in(browser, base, wait)
+    for side in ("declarer", "defenders"):
+        assert browser.execute_script(
+            "return fetch('/api/captures', {method: 'POST', headers: {'Content-Type': 'application/json',"
+            " 'X-CSRF-Token': document.querySelector('input[name=csrf]').value}, body: JSON.stringify({side:"
+            f" '{side}'}})}}).then(r => r.status)") == 200
+    browser.get(f"{base}/capture")
+    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, ".hand-question")))
+    return wait
