@@ -78,6 +78,15 @@ def add_answer(store: Store, session: dict, after: int, answer: dict) -> None:
     store.set_meta(_answers_key(session["id"], after), json.dumps(old + [answer]))
 
 
+def _of_these_photos(answer: dict, state: dict) -> bool:
+    """An answer about a read belongs to its photo: once that pile is photographed again it is void (answers
+    kept before captures were recorded with them count for the photo there is)."""
+    if answer.get("kind") != "which_card":
+        return True
+    now = state.get(f"{answer.get('side')}_capture")
+    return answer.get("capture", now) == now
+
+
 def _about(answer: dict) -> tuple:
     """What an answer is about: the read (which_card), the card (which_pile), or the pile (count, pile_size)."""
     kind = answer["kind"]
@@ -131,9 +140,7 @@ def hand_read(store: Store, session: dict, state: dict) -> dict | None:
     game = scoring.find_game(session["game"])
     captures = {side: store.get_capture(state[f"{side}_capture"]) for side in SIDES
                 if state.get(f"{side}_capture") is not None}
-    # An answer about a read belongs to its photo: once that pile is photographed again it is void.
-    given_raw = [a for a in answers(store, session, state["after_capture"]) if a.get("kind") != "which_card"
-                 or a.get("capture", state.get(f"{a.get('side')}_capture")) == state.get(f"{a.get('side')}_capture")]
+    given_raw = [a for a in answers(store, session, state["after_capture"]) if _of_these_photos(a, state)]
     # Every open page asks again after each change: the same hand read is worked out once.
     trick, talon = trick_cards(session), state.get("talon")
     sizes = game.pile_sizes(trick, talon) if trick is not None and talon is not None else None

@@ -20,6 +20,7 @@ same score (must be 0); and the time for a hand against recognising its two phot
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import resource
 import sys
@@ -120,9 +121,13 @@ def _holdout_pile_photo(rng, renderer, deal, side: str, cards: tuple[str, ...], 
     return hr._camera_pipeline(rng, canvas, cam, margin, chroma)
 
 
-_DECKS: dict = {}
 HOLDOUT_SIZES = ((1640, 1232), (2028, 1520), (2304, 1296), (4056, 3040), (4608, 2592))
 _HOLDOUT: dict = {}
+
+
+@functools.cache
+def _deck(faces: Path) -> Deck:
+    return Deck.load(faces)
 
 
 def _holdout_renderer(faces):
@@ -279,10 +284,7 @@ def retake_photo(seed: int, i: int, side: str, truth: dict, faces: Path | None =
         deal = hs.random_deal(np.random.default_rng([seed, i]), renderer.deck)
         size = HOLDOUT_SIZES[int(rng.integers(len(HOLDOUT_SIZES)))]
         return _holdout_pile_photo(rng, renderer, deal, side, tuple(cards), size, i)
-    key = Path(faces or FACES_DIR)
-    if key not in _DECKS:
-        _DECKS[key] = Deck.load(key)
-    deck = _DECKS[key]
+    deck = _deck(Path(faces or FACES_DIR))
     drawn = PHOTO_SIZES[rng.integers(len(PHOTO_SIZES))]
     scene = random_scene(rng, size=drawn, cards=[deck.ids.index(c) for c in cards], n_piles=1)
     return render(scene, deck, 1.0)[0]

@@ -973,16 +973,8 @@ class _Decoder:
                         + f" or {counts[-1]}?")
 
     def _narrows(self, q: Question) -> bool:
-        """Whether the answers to q leave different scores possible (tried within `check_s`; past it, yes)."""
-        if not self.check:
-            return True
-        deadline = time.perf_counter() + self.st.check_s
-        seen = set()
-        for a in q.answers():
-            if time.perf_counter() > deadline:
-                return True
-            seen.add(self._told(a, deadline).run().outcomes)
-        return len(seen) > 1
+        """Whether the answers to q leave different scores possible (`_narrow` within `check_s`; past it, yes)."""
+        return not self.check or bool(self._narrow([q], time.perf_counter() + self.st.check_s, True, {}))
 
     def _open_question(self, world: dict[int, str], placements: list[dict[str, str]],
                        quiet: list[Question]) -> list[Question]:
