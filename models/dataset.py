@@ -26,6 +26,7 @@ DET_LONG = 1024          # detector input long side (px)
 BACKGROUND = 54          # classifier class for "not a card index"
 MIN_VISIBLE = 0.33       # an index at least a third visible must be read
 HARD_VISIBLE = 0.15      # below this an index counts as covered (a negative)
+FAINT_HEAT = 0.08        # trick piles: weaker detector peaks down to this heat are cut as crops too
 
 
 PROGRESS_FILE: Path | None = None   # set by models.train: the table's Training page reads it
@@ -108,10 +109,12 @@ def jitter_frames(rng: np.random.Generator, center: np.ndarray, up: np.ndarray, 
     return cs, ups, hs
 
 
-def detector_frames(rec, img: np.ndarray, labs: list[dict]):
+def detector_frames(rec, img: np.ndarray, labs: list[dict], faint: float | None = None):
     """Index frames where a trained detector puts them, labelled from the scene: (centres, ups, heights,
-    classes, pips). A candidate on no index is "not a card"; one on a barely visible index is left out."""
-    cs, us, hs = rec.detect(img)[:3]
+    classes, pips). A candidate on no index is "not a card"; one on a barely visible index is left out.
+    faint: also the weaker peaks down to this heat (the hand reader reads those too)."""
+    found, weaker = rec.peaks(img, None, faint)
+    cs, us, hs = (np.concatenate([a, b]) for a, b in zip(found[:3], weaker[:3]))
     ys, ps, keep = [], [], []
     for k, (c, u) in enumerate(zip(cs, us)):
         hit = None
@@ -129,10 +132,13 @@ def detector_frames(rec, img: np.ndarray, labs: list[dict]):
 
 
 def make_cls(n_scenes: int, seed: int, deck: Deck | Sequence[Deck], per_index: int = 3, negatives: int = 16,
-             detector: Path | None = None) -> dict:
+             detector: Path | None = None, trick_piles: float = 0.0) -> dict:
     """Index crops; with `detector` (a model release) also crops where that release's detector finds
     indices, so the classifier learns the frames it will really get, and the detector's false finds.
-    deck may be several printings (models.printings), one drawn per photo; they share one card order."""
+    deck may be several printings (models.printings), one drawn per photo; they share one card order.
+    trick_piles: share of photos holding one side's whole trick pile (6-48 cards, as the hand reader sees
+    them: many indices partly covered); there the detector's faint peaks are cut too, and a partly covered
+    index (a third to 0.7 visible) gets twice the jittered crops."""
     rng = np.random.default_rng(seed)
     decks = _decks(deck)
     deck = decks[0]
@@ -143,8 +149,13 @@ def make_cls(n_scenes: int, seed: int, deck: Deck | Sequence[Deck], per_index: i
     crops, cls, pips, t0 = [], [], [], time.time()
     index_of = {c: i for i, c in enumerate(deck.ids)}
     for i in range(n_scenes):
-        # Small piles: an index crop only sees its neighbours, and small scenes render fast on 2 cores.
-        scene = random_scene(rng, n_cards=int(rng.integers(3, 19)), face_up=rng.random() > 0.05)
+        pile = bool(trick_piles) and rng.random() < trick_piles
+        if pile:
+            k = int(rng.integers(6, 49))
+            scene = random_scene(rng, cards=[int(c) for c in rng.permutation(len(deck.ids))[:k]], n_piles=1)
+        else:
+            # Small piles: an index crop only sees its neighbours, and small scenes render fast on 2 cores.
+            scene = random_scene(rng, n_cards=int(rng.integers(3, 19)), face_up=rng.random() > 0.05)
         # The crop looks the same once the index is >= ~3 px/mm, so render big photos smaller (much faster).
         scale = min(1.0, rng.uniform(2.6, 5.0) / scene.ppm)
         img, labs = render(scene, _pick(rng, decks), scale, crop_to_cards=True)
@@ -152,14 +163,15 @@ def make_cls(n_scenes: int, seed: int, deck: Deck | Sequence[Deck], per_index: i
         if rec is not None:
             for lab in labs:
                 lab["class"] = index_of[lab["card"]]
-            dc, du, dh, dy, dp = detector_frames(rec, img, labs)
+            dc, du, dh, dy, dp = detector_frames(rec, img, labs, FAINT_HEAT if pile else None)
             cs += list(dc); us += list(du); hs += list(dh); ys += dy; ps += dp
         for lab in labs:
             c, u, h = np.array(lab["center"]), np.array(lab["up"]), lab["height"]
             if lab["visible"] >= MIN_VISIBLE:
-                jc, ju, jh = jitter_frames(rng, c, u, h, per_index)
+                k = per_index * (2 if pile and lab["visible"] < 0.7 else 1)
+                jc, ju, jh = jitter_frames(rng, c, u, h, k)
                 cs += list(jc); us += list(ju); hs += list(jh)
-                ys += [index_of[lab["card"]]] * per_index; ps += [lab["pips"]] * per_index
+                ys += [index_of[lab["card"]]] * k; ps += [lab["pips"]] * k
             if lab["visible"] >= HARD_VISIBLE and rng.random() < 0.5:   # upside down or sideways: not an index
                 turn = rng.choice([math.pi, math.pi / 2, -math.pi / 2])
                 ca, sa = math.cos(turn), math.sin(turn)
@@ -198,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--detector", type=Path, default=None,
                     help="cls: also cut crops where this release's detector finds indices")
     ap.add_argument("--trick-piles", type=float, default=0.0,
-                    help="det: share of photos holding one whole trick pile of 6-48 cards (the hand reader's view)")
+                    help="share of photos holding one whole trick pile of 6-48 cards (the hand reader's view)")
     ap.add_argument("--per-index", type=int, default=3, help="cls: jittered crops per index")
     ap.add_argument("--negatives", type=int, default=16, help="cls: random non-index crops per photo")
     args = ap.parse_args(argv)
@@ -214,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
                 write_printing(folder, args.printing_seed + k, faces_dir=args.faces)
             deck.append(Deck.load(folder))
     data = make_det(args.n, args.seed, deck, args.trick_piles) if args.kind == "det" else \
-        make_cls(args.n, args.seed, deck, args.per_index, args.negatives, args.detector)
+        make_cls(args.n, args.seed, deck, args.per_index, args.negatives, args.detector, args.trick_piles)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     tmp = args.out.with_suffix(".tmp.npz")
     np.savez(tmp, **data)

@@ -61,11 +61,14 @@ class HandSettings:
     faint_level: float = 0.25       # ... and level with the nearest read (a spread's next index), within this
     faint_most: int = 12            # ... the strongest this many of them per photo
     heat_floor: float = 0.2         # a sure detector peak leaves at most this share of the classifier's "none"
-    budget_s: float = 1.0           # time to weigh other readings against the whole hand; past it, by class
+    budget_solves: int = 700        # other readings weighed against the whole hand, at most; past it, by class
+    budget_s: float = 2.0           # ... and a cap on the time that takes (a safety net on a slow or busy machine)
     tight_questions: int = 3        # this many doubts in one pile: ask for a better spread instead
     lost_respread: int = 5          # this many taps for lost cards: ask for a better spread first
     check_questions: int = 24       # up to this many questions, each is tried with every answer ...
-    check_s: float = 0.6            # ... for at most this long, and one no answer narrows is dropped
+    check_solves: int = 450         # ... weighing at most this many other readings in all, and one no answer
+    #                                 narrows is dropped (counted, not timed: the same questions on any machine)
+    check_s: float = 1.2            # ... and a cap on the time that takes (a safety net)
 
 
 @dataclass(frozen=True, slots=True)
@@ -627,6 +630,21 @@ class _Read:
     cost: dict[str, float]     # card id or "none" -> -log probability
 
 
+class _Budget:
+    """How many more other readings may be weighed against the whole hand. Counted, so a hand gets the same
+    questions on a fast or a slow machine, busy or not; the time cap is only a safety net."""
+    __slots__ = ("left", "deadline")
+
+    def __init__(self, solves: int, seconds: float):
+        self.left, self.deadline = solves, time.perf_counter() + seconds
+
+    def spent(self) -> bool:
+        return self.left <= 0 or time.perf_counter() > self.deadline
+
+    def take(self) -> None:
+        self.left -= 1
+
+
 class _Decoder:
     def __init__(self, game: Game, piles: Mapping[str, PileRead], rest: str | None, answers: Sequence[Answer],
                  st: HandSettings, check: bool = True, sizes: frozenset[int] | None = None):
@@ -654,6 +672,7 @@ class _Decoder:
         self._fact_cache: dict = {}
         self._placed_facts: dict = {}   # (the world's piles, a placement of the lost cards) -> facts
         self._group_cache: dict = {}    # a group's solves, shared with the copies told one more answer
+        self.budget: _Budget | None = None   # a copy told an answer weighs within its checker's budget
         self._costs()
         self._groups()
 
@@ -899,7 +918,7 @@ class _Decoder:
         base_set = self._fact_set(world, placements)
         # Every plausible other reading of each read, each with the facts it leads to.
         alternatives: dict[int, list[tuple[str, frozenset]]] = {}
-        deadline = time.perf_counter() + st.budget_s
+        budget = self.budget or _Budget(st.budget_solves, st.budget_s)
         for i, r in enumerate(self.reads):
             here = world[i]
             mine = r.cost.get(here, _INF)
@@ -908,11 +927,13 @@ class _Decoder:
                 limit = st.plausible_none if unsure and NOT_A_CARD in (c, here) else st.plausible
                 if c == here or v - mine > limit:
                     continue
-                if time.perf_counter() > deadline:
-                    # no time left to weigh it against the whole hand: a question if it scores otherwise
+                if budget.spent():
+                    # no budget left to weigh it against the whole hand: a question if it scores otherwise
                     differs = frozenset({("not weighed", c)}) if self._class(c) != self._class(here) else base_set
                     alternatives.setdefault(i, []).append((c, differs))
                     continue
+                if (i, c) not in self._solved_with:
+                    budget.take()       # a solve done already (shared with the copies told an answer) is free
                 other, t2 = self._solve((i, c))
                 if t2 - total <= limit:
                     alternatives.setdefault(i, []).append((c, self._fact_set(other, self._placements(other))))
@@ -973,8 +994,8 @@ class _Decoder:
                         + f" or {counts[-1]}?")
 
     def _narrows(self, q: Question) -> bool:
-        """Whether the answers to q leave different scores possible (`_narrow` within `check_s`; past it, yes)."""
-        return not self.check or bool(self._narrow([q], time.perf_counter() + self.st.check_s, True, {}))
+        """Whether the answers to q leave different scores possible (`_narrow` within its budget; past it, yes)."""
+        return not self.check or bool(self._narrow([q], self._check_budget(), True, {}))
 
     def _open_question(self, world: dict[int, str], placements: list[dict[str, str]],
                        quiet: list[Question]) -> list[Question]:
@@ -1008,36 +1029,38 @@ class _Decoder:
         Returns the questions, and whether they are that one put alone (the doubts matter only together)."""
         if not self.check or not questions or len(questions) > self.st.check_questions:
             return questions, False
-        deadline = time.perf_counter() + self.st.check_s
+        budget = self._check_budget()
         after: dict = {}
-        kept = self._narrow(questions, deadline, True, after)
+        kept = self._narrow(questions, budget, True, after)
         if not kept and len(every) > 1:
-            kept = self._narrow(quiet[: self.st.check_questions], deadline, False, after)
+            kept = self._narrow(quiet[: self.st.check_questions], budget, False, after)
         # none narrows alone: the doubts matter only together, so one is put at a time (the hand is read again
         # with its answer, and the next then narrows or is put in turn)
         if kept or len(every) <= 1:
             return _not_implied(kept, after), False
         return questions[:1], True
 
-    def _narrow(self, questions: list[Question], deadline: float, unchecked_stay: bool,
+    def _check_budget(self) -> _Budget:
+        return _Budget(self.st.check_solves, self.st.check_s)
+
+    def _narrow(self, questions: list[Question], budget: _Budget, unchecked_stay: bool,
                 after: dict) -> list[Question]:
-        """The questions shown to narrow the score; past the deadline the rest stay only if unchecked_stay.
+        """The questions shown to narrow the score; past the budget the rest stay only if unchecked_stay.
         after: filled with each tried question's hands, one per answer."""
         kept = []
         for k, q in enumerate(questions):
-            if time.perf_counter() > deadline:
+            if budget.spent():
                 return kept + (questions[k:] if unchecked_stay else [])
-            after[_key(q)] = [self._told(a, deadline).run() for a in q.answers()]
+            after[_key(q)] = [self._told(a, budget).run() for a in q.answers()]
             if len({h.outcomes for h in after[_key(q)]}) > 1:
                 kept.append(q)
         return kept
 
-    def _told(self, a: Answer, deadline: float) -> _Decoder:
+    def _told(self, a: Answer, budget: _Budget) -> _Decoder:
         """This decoder with one more answer, reusing what the answer does not change, weighing other readings
-        only until the deadline (past it, a reading that scores otherwise keeps the question)."""
+        within the checker's budget (past it, a reading that scores otherwise keeps the question)."""
         new = copy.copy(self)
-        new.answers, new.check = self.answers + [a], False
-        new.st = replace(self.st, budget_s=max(0.0, min(self.st.budget_s, deadline - time.perf_counter())))
+        new.answers, new.check, new.budget = self.answers + [a], False, budget
         if a.kind == "pile_size":
             return new                  # only the placements of the lost cards change
         if a.kind == "which_pile":

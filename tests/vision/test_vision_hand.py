@@ -792,3 +792,36 @@ def test_the_pile_size_is_not_asked_when_its_answer_could_not_be_used():
     # a size no placement makes (a miscount) is dropped, and the same question is not put again
     again = decode(SLOVENIAN, piles, answers=[Answer("pile_size", "declarer", str(len(dec) + 9))])
     assert "pile_size" not in [q.kind for q in again.questions] and again.questions
+
+
+class _SlowClock:
+    """perf_counter on a machine where every look at the clock finds `tick` seconds gone."""
+    def __init__(self, tick: float):
+        self.t, self.tick = 0.0, tick
+
+    def __call__(self) -> float:
+        self.t += self.tick
+        return self.t
+
+
+@pytest.mark.parametrize("name,tick", [("two_counts", 0.01), ("rounding", 0.01)])
+def test_a_slow_or_busy_machine_asks_the_same_questions(monkeypatch, name, tick):
+    """The other readings weighed and the questions checked are counted, not timed (the time is only a safety
+    net), so a Raspberry Pi, or this machine under load, puts the same questions as a fast idle one. Budgets in
+    seconds (the old 1.0 and 0.6 s) gave other questions on the same hand once the clock ran slow."""
+    import vision.hand as hand_module
+
+    data = json.loads((ROOT / f"tests/vision/data/hands/{name}.json").read_text())
+    game = scoring.find_game(data["game"])
+    piles = {s: PileRead.from_json(data["piles"][s]) for s in SIDES}
+    sizes = game.pile_sizes(data["players"], data["talon"]) if "players" in data else None
+    timed = HandSettings(budget_solves=10 ** 9, check_solves=10 ** 9, budget_s=1.0, check_s=0.6)
+
+    def questions(st):
+        return [(q.kind, q.card, q.sighting) for q in _Decoder(game, piles, None, [], st, sizes=sizes).run().questions]
+
+    fast, fast_timed = questions(HandSettings()), questions(timed)
+    monkeypatch.setattr(hand_module.time, "perf_counter", _SlowClock(tick))
+    assert questions(HandSettings()) == fast
+    monkeypatch.setattr(hand_module.time, "perf_counter", _SlowClock(tick))
+    assert questions(timed) != fast_timed

@@ -57,12 +57,17 @@ def test_detector_crops_are_labelled_from_the_scene():
             {"center": [300.0, 100.0], "up": [0.0, -1.0], "height": 80.0, "visible": 0.2, "class": 9, "pips": 4}]
 
     class Detector:
-        def detect(self, img):
+        def peaks(self, img, threshold, low):
             cs = np.array([[102.0, 104.0], [500.0, 400.0], [300.0, 100.0], [100.0, 100.0]])
             us = np.array([[0.0, -1.0], [1.0, 0.0], [0.0, -1.0], [0.0, 1.0]])
-            return cs, us, np.full(4, 80.0), np.ones(4)
+            found = (cs, us, np.full(4, 80.0), np.ones(4))
+            weaker = (np.array([[98.0, 99.0]]), np.array([[0.0, -1.0]]), np.array([78.0]), np.array([0.1]))
+            empty = (np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0), np.zeros(0))
+            return found, (weaker if low is not None else empty)
 
     cs, _, _, ys, ps = detector_frames(Detector(), None, labs)
     # on the index -> its card; on nothing -> not a card; barely visible -> left out; turned -> not a card
     assert ys == [7, BACKGROUND, BACKGROUND] and ps == [0, 0, 0]
+    # a trick pile's faint peaks are cut too
+    assert detector_frames(Detector(), None, labs, faint=0.08)[3] == [7, BACKGROUND, BACKGROUND, 7]
     np.testing.assert_allclose(cs, [[102, 104], [500, 400], [100, 100]])
