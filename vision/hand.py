@@ -61,14 +61,14 @@ class HandSettings:
     faint_level: float = 0.25       # ... and level with the nearest read (a spread's next index), within this
     faint_most: int = 12            # ... the strongest this many of them per photo
     heat_floor: float = 0.2         # a sure detector peak leaves at most this share of the classifier's "none"
-    budget_solves: int = 700        # other readings weighed against the whole hand, at most; past it, by class
-    budget_s: float = 2.0           # ... and a cap on the time that takes (a safety net on a slow or busy machine)
+    budget_solves: int = 2000       # other readings weighed against the whole hand, at most; past it, by class
+    budget_s: float = 3.0           # ... and a cap on the time that takes (a safety net on a slow or busy machine)
     tight_questions: int = 3        # this many doubts in one pile: ask for a better spread instead
     lost_respread: int = 5          # this many taps for lost cards: ask for a better spread first
     check_questions: int = 24       # up to this many questions, each is tried with every answer ...
-    check_solves: int = 450         # ... weighing at most this many other readings in all, and one no answer
+    check_solves: int = 2000        # ... weighing at most this many other readings in all, and one no answer
     #                                 narrows is dropped (counted, not timed: the same questions on any machine)
-    check_s: float = 1.2            # ... and a cap on the time that takes (a safety net)
+    check_s: float = 2.0            # ... and a cap on the time that takes (a safety net)
 
 
 @dataclass(frozen=True, slots=True)
