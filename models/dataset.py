@@ -26,7 +26,7 @@ DET_LONG = 1024          # detector input long side (px)
 BACKGROUND = 54          # classifier class for "not a card index"
 MIN_VISIBLE = 0.33       # an index at least a third visible must be read
 HARD_VISIBLE = 0.15      # below this an index counts as covered (a negative)
-FAINT_HEAT = 0.08        # trick piles: weaker detector peaks down to this heat are cut as crops too
+FAINT_HEAT = 0.08        # trick piles: weaker peaks down to this heat are cut too (a covered index peaks faintly)
 
 
 PROGRESS_FILE: Path | None = None   # set by models.train: the table's Training page reads it
@@ -112,7 +112,7 @@ def jitter_frames(rng: np.random.Generator, center: np.ndarray, up: np.ndarray, 
 def detector_frames(rec, img: np.ndarray, labs: list[dict], faint: float | None = None):
     """Index frames where a trained detector puts them, labelled from the scene: (centres, ups, heights,
     classes, pips). A candidate on no index is "not a card"; one on a barely visible index is left out.
-    faint: also the weaker peaks down to this heat (the hand reader reads those too)."""
+    faint: also the weaker peaks down to this heat (`Recogniser.peaks`)."""
     found, weaker = rec.peaks(img, None, faint)
     cs, us, hs = (np.concatenate([a, b]) for a, b in zip(found[:3], weaker[:3]))
     ys, ps, keep = [], [], []
@@ -151,8 +151,8 @@ def make_cls(n_scenes: int, seed: int, deck: Deck | Sequence[Deck], per_index: i
     for i in range(n_scenes):
         pile = bool(trick_piles) and rng.random() < trick_piles
         if pile:
-            k = int(rng.integers(6, 49))
-            scene = random_scene(rng, cards=[int(c) for c in rng.permutation(len(deck.ids))[:k]], n_piles=1)
+            n_pile = int(rng.integers(6, 49))
+            scene = random_scene(rng, cards=[int(c) for c in rng.permutation(len(deck.ids))[:n_pile]], n_piles=1)
         else:
             # Small piles: an index crop only sees its neighbours, and small scenes render fast on 2 cores.
             scene = random_scene(rng, n_cards=int(rng.integers(3, 19)), face_up=rng.random() > 0.05)
@@ -168,10 +168,10 @@ def make_cls(n_scenes: int, seed: int, deck: Deck | Sequence[Deck], per_index: i
         for lab in labs:
             c, u, h = np.array(lab["center"]), np.array(lab["up"]), lab["height"]
             if lab["visible"] >= MIN_VISIBLE:
-                k = per_index * (2 if pile and lab["visible"] < 0.7 else 1)
-                jc, ju, jh = jitter_frames(rng, c, u, h, k)
+                n_crops = per_index * (2 if pile and lab["visible"] < 0.7 else 1)
+                jc, ju, jh = jitter_frames(rng, c, u, h, n_crops)
                 cs += list(jc); us += list(ju); hs += list(jh)
-                ys += [index_of[lab["card"]]] * k; ps += [lab["pips"]] * k
+                ys += [index_of[lab["card"]]] * n_crops; ps += [lab["pips"]] * n_crops
             if lab["visible"] >= HARD_VISIBLE and rng.random() < 0.5:   # upside down or sideways: not an index
                 turn = rng.choice([math.pi, math.pi / 2, -math.pi / 2])
                 ca, sa = math.cos(turn), math.sin(turn)
