@@ -147,9 +147,9 @@ def browser():
 def log_in(browser, base: str, wait, next_path: str = "/capture") -> None:
     """Enter the PIN on the login page and wait for the page it leads to."""
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support import expected_conditions as ec
 
     browser.get(f"{base}/login?next={next_path}")
     browser.find_element(By.ID, "pin").send_keys(PIN)
     browser.find_element(By.ID, "login-submit").click()
-    wait.until(ec.url_contains(next_path))
+    # the login page's own address holds next_path too ("/login?next=/capture"): wait until it has gone
+    wait.until(lambda b: "/login" not in b.current_url and next_path in b.current_url)
