@@ -940,6 +940,7 @@ class _Decoder:
         every = set(base_set).union(*(f for alts in alternatives.values() for _, f in alts))
         questions: list[Question] = []
         one_by_one = False      # questions put one at a time: each lost card may take a tap of its own
+        alone = False           # ... and the one put is a doubt whose answers alone change nothing
         if len(every) > 1:
             # Cards no read shows whose pile changes the score.
             shown = set(world.values())
@@ -967,10 +968,18 @@ class _Decoder:
                 if size is not None and not self._narrows(size):
                     size = None         # another doubt keeps the scores open whatever the size: not one tap
                 one_by_one = size is None
-                questions = [size] if size else questions or self._open_question(world, placements, quiet)
+                if size:
+                    questions = [size]
+                else:
+                    questions = questions if together else self._open_question(world, placements, quiet)
+                    # put alone, its answers leave the same scores possible (the doubts matter only together)
+                    alone = together or bool(questions) and not self._narrows(questions[0])
         # the taps the lost cards will take: one per card asked about, or, put one at a time, up to one each
         lost = len(self._loose(world)[0]) if one_by_one else sum(q.kind == "which_pile" for q in questions)
-        questions = self._respreads(questions, lost) + questions
+        spreads = self._respreads(questions, lost)
+        if alone and spreads:
+            questions = []  # a new photo, not a tap that alone changes nothing (the request says why)
+        questions = spreads + questions
         questions += self._count_check(world, questions)
         sides = self._sides(world, placements[0], set(alternatives))
         return HandRead(self.game.id, sides, questions, self.rest, frozenset(every))

@@ -827,3 +827,22 @@ def test_a_slow_or_busy_machine_asks_the_same_questions(monkeypatch, name, tick)
     assert questions(HandSettings()) == fast
     monkeypatch.setattr(hand_module, "time", SimpleNamespace(perf_counter=_SlowClock(tick)))
     assert questions(timed) != fast_timed
+
+
+@pytest.mark.parametrize("n", [7, 8])
+def test_lost_cards_that_matter_only_together_ask_for_a_new_photo_not_an_idle_tap(n):
+    """Hand 30 of the independent renderer's seed 96000: eight lost 0-pip cards round the Card Points only by
+    how many lie in each pile, too many counts for one tap. No single card's pile narrows the score, and a
+    which_pile put alone below the request for a new photo left the same scores open either way. Now the
+    request stands alone."""
+    dec, dfn = split(SLOVENIAN, 27, seed=13)
+    lost = [c for c in dec if scoring.card(c).pips == 0 and not scoring.card(c).trull][:n]
+    piles = piles_of([seen(c) for c in dec if c not in lost], [seen(c) for c in dfn])
+    hand = decode(SLOVENIAN, piles)
+    assert len(hand.outcomes) > 1 and not hand.settled
+    assert [q.kind for q in hand.questions] == ["respread", "respread"]
+    assert f"{n} cards were not found in either photo" in hand.questions[0].text
+    # where one card's pile does narrow the score, it is still asked below the request
+    five = [c for c in dec if scoring.card(c).pips == 0 and not scoring.card(c).trull][:5]
+    piles = piles_of([seen(c) for c in dec if c not in five], [seen(c) for c in dfn])
+    assert sorted(q.card for q in decode(SLOVENIAN, piles).questions if q.kind == "which_pile") == sorted(five)
