@@ -66,7 +66,7 @@ class HandSettings:
     tight_questions: int = 3        # this many doubts in one pile: ask for a better spread instead
     lost_respread: int = 5          # this many taps for lost cards: ask for a better spread first
     check_questions: int = 24       # up to this many questions, each is tried with every answer ...
-    check_solves: int = 2000        # ... weighing at most this many other readings in all, and one no answer
+    check_solves: int = 3000        # ... weighing at most this many other readings in all, and one no answer
     #                                 narrows is dropped (counted, not timed: the same questions on any machine)
     check_s: float = 2.0            # ... and a cap on the time that takes (a safety net)
 
@@ -552,6 +552,7 @@ def _gaps(reads: list[Sighting], st: HandSettings) -> tuple[list[Gap], list[tupl
 # ---------------------------------------------------------------- assignment
 
 _INF = 1e9
+_LOST = -1      # a force whose card no read shows: (_LOST, card)
 
 
 def _assign(cost, warm: _Assignment | None = None, force: tuple[int, int, float] | None = None) -> _Assignment:
@@ -721,6 +722,8 @@ class _Decoder:
             key = (r.side, r.k)
             if key in forced:
                 cost = {forced[key]: 0.0}
+            else:   # a card the players placed in the other pile is no card of this one
+                cost = _without_placed(cost, r.side, self.placed)
             r.cost = cost
 
     def _unplaced_cost(self, card: str) -> float:
@@ -780,10 +783,15 @@ class _Decoder:
             solved = base
         else:
             if force not in forced:
-                a = reads.index(force[0])
-                col = len(cards) + a if force[1] == NOT_A_CARD else cards.index(force[1])
-                # an option the read does not have is taken at no cost, as asked
-                forced[force] = _assign(matrix, base, (a, col, self.reads[force[0]].cost.get(force[1], 0.0)))
+                if force[0] == _LOST:   # the card's own "no read" row takes it: no read shows it
+                    col = cards.index(force[1])
+                    pin = (len(reads) + col, col, self._unplaced_cost(force[1]))
+                else:
+                    a = reads.index(force[0])
+                    col = len(cards) + a if force[1] == NOT_A_CARD else cards.index(force[1])
+                    # an option the read does not have is taken at no cost, as asked
+                    pin = (a, col, self.reads[force[0]].cost.get(force[1], 0.0))
+                forced[force] = _assign(matrix, base, pin)
             solved = forced[force]
         k = len(cards)
         return ({i: (cards[solved.rows[a]] if solved.rows[a] < k else NOT_A_CARD) for a, i in enumerate(reads)},
@@ -808,7 +816,8 @@ class _Decoder:
         return cost
 
     def _solve(self, force: tuple[int, str] | None = None) -> tuple[dict[int, str], float]:
-        """Likeliest assignment (read index -> card or "none"), optionally with one read forced to a card."""
+        """Likeliest assignment (read index -> card or "none"), optionally with one read forced to a card, or one
+        card forced off every read ((_LOST, card))."""
         if force not in self._solved_with:
             self._solved_with[force] = self._solve_now(force)
         return self._solved_with[force]
@@ -818,7 +827,7 @@ class _Decoder:
         total = 0.0
         touched = set()
         if force is not None:
-            touched = {self.group_of[force[0]]}
+            touched = {self.group_of[force[1]]} if force[0] == _LOST else {self.group_of[force[0]]}
             if force[1] in self.group_of:
                 touched.add(self.group_of[force[1]])
             reads = [i for g in touched for i in self.solved[g][0]]
@@ -937,7 +946,8 @@ class _Decoder:
                 other, t2 = self._solve((i, c))
                 if t2 - total <= limit:
                     alternatives.setdefault(i, []).append((c, self._fact_set(other, self._placements(other))))
-        every = set(base_set).union(*(f for alts in alternatives.values() for _, f in alts))
+        elsewhere = self._elsewhere(world, total, base_set, budget)
+        every = set(base_set).union(*(f for alts in alternatives.values() for _, f in alts), *elsewhere.values())
         questions: list[Question] = []
         one_by_one = False      # questions put one at a time: each lost card may take a tap of its own
         alone = False           # ... and the one put is a doubt whose answers alone change nothing
@@ -955,6 +965,14 @@ class _Decoder:
                 differ = [c for c, f in alts if f != base_set]
                 if differ:
                     questions.append(self._which_card(i, world[i], differ))
+            # a card that may lie in the other pile, unless its read is asked whether it is a card at all
+            # (answered "no card", the card is lost and its pile is asked then)
+            asked = {(q.side, q.sighting) for q in questions if q.kind == "which_card" and NOT_A_CARD in q.choices}
+            for c in elsewhere:
+                i = next(i for i, got in world.items() if got == c)
+                if (self.reads[i].side, self.reads[i].k) not in asked:
+                    questions.append(Question("which_pile", None, SIDES, f"Which pile is the {_name(c)} in?",
+                                              card=c))
             # Doubts that alone leave the score as it is, but may settle it together with another.
             quiet = [self._which_card(i, world[i], [c for c, _ in alts]) for i, alts in alternatives.items()
                      if all(f == base_set for _, f in alts)]
@@ -981,8 +999,41 @@ class _Decoder:
             questions = []  # a new photo, not a tap that alone changes nothing (the request says why)
         questions = spreads + questions
         questions += self._count_check(world, questions)
-        sides = self._sides(world, placements[0], set(alternatives))
+        sides = self._sides(world, placements[0], set(alternatives) | {i for i, c in world.items() if c in elsewhere})
         return HandRead(self.game.id, sides, questions, self.rest, frozenset(every))
+
+    def _elsewhere(self, world: dict[int, str], total: float, base_set: frozenset, budget: _Budget
+                   ) -> dict[str, frozenset]:
+        """Cards taken by a read unsure of every card that may lie hidden in the other pile instead, with the
+        read no card (a card's index seen again, a coin): card -> the facts then. No single read's other
+        reading shows that world when another unsure read beside it would take the card up."""
+        out: dict[str, frozenset] = {}
+        if self.rest is not None:
+            return out
+        said = {(a.side, a.sighting) for a in self.answers if a.kind == "which_card"}
+        allowed = self._allowed_sizes()
+        for i, r in enumerate(self.reads):
+            c = world[i]
+            if c == NOT_A_CARD or c in self.placed or (r.side, r.k) in said or _best_card(r.s) >= 0.5:
+                continue
+            if budget.spent():
+                break
+            if (_LOST, c) not in self._solved_with:
+                budget.take()
+            other, t2 = self._solve((_LOST, c))
+            if t2 - total > self.st.plausible_none:
+                continue
+            there = _other(r.side)
+            placements = [p for p in self._placements(other) if p.get(c) == there]
+            if allowed is not None and self._counted(other):
+                seen = self._seen(other, "declarer")
+                placements = [p for p in placements
+                              if seen + sum(1 for s in p.values() if s == "declarer") in allowed]
+            if placements:      # none: the count of whole tricks (or the players) rules it out
+                facts = frozenset(self._placed_facts_of(other, placements))
+                if facts != base_set:
+                    out[c] = facts
+        return out
 
     def _size_question(self, world: dict[int, str], placements: list[dict[str, str]]) -> Question | None:
         """How many cards the Declarer's pile holds, when the lost cards' placements allow 2-7 counts (one tap
@@ -1074,8 +1125,12 @@ class _Decoder:
             return new                  # only the placements of the lost cards change
         if a.kind == "which_pile":
             new.placed = {**self.placed, a.card: a.side}
-            if self.rest is None:       # the reads' costs and the solved groups stay as they are
-                return new
+            said = {(a2.side, a2.sighting) for a2 in self.answers if a2.kind == "which_card"}
+            if self.rest is None and not any(a.card in r.cost for r in self.reads if r.side != a.side
+                                             and (r.side, r.k) not in said):
+                return new              # no read of the other pile may be it: costs and groups stay
+            new.reads = [r if r.side == a.side or (r.side, r.k) in said else
+                         replace(r, cost=_without_placed(r.cost, r.side, new.placed)) for r in self.reads]
         else:
             new.reads = [replace(r, cost={a.card: 0.0}) if (r.side, r.k) == (a.side, a.sighting) else r
                          for r in self.reads]
@@ -1176,6 +1231,12 @@ class _Decoder:
                 points = None
             res[s] = SideCards(cards, points)
         return res
+
+
+def _without_placed(cost: dict[str, float], side: str, placed: Mapping[str, str]) -> dict[str, float]:
+    """A read's costs less the cards the players placed in the other pile."""
+    gone = [c for c in cost if placed.get(c, side) != side]
+    return {c: v for c, v in cost.items() if c not in gone} if gone else cost
 
 
 def _key(q: Question) -> tuple:
