@@ -947,7 +947,8 @@ class _Decoder:
                 if t2 - total <= limit:
                     alternatives.setdefault(i, []).append((c, self._fact_set(other, self._placements(other))))
         elsewhere = self._elsewhere(world, total, base_set, budget)
-        every = set(base_set).union(*(f for alts in alternatives.values() for _, f in alts), *elsewhere.values())
+        every = set(base_set).union(*(f for alts in alternatives.values() for _, f in alts), *elsewhere.values(),
+                                    self._no_cards(world, total, budget))
         questions: list[Question] = []
         one_by_one = False      # questions put one at a time: each lost card may take a tap of its own
         alone = False           # ... and the one put is a doubt whose answers alone change nothing
@@ -1034,6 +1035,36 @@ class _Decoder:
                 if facts != base_set:
                     out[c] = facts
         return out
+
+    def _no_cards(self, world: dict[int, str], total: float, budget: _Budget) -> frozenset:
+        """The facts when every read of a pile whose likeliest reading is no card, yet that took a card, is no
+        card at once (two or more): the count of whole tricks can rule out each alone, not all together."""
+        out: set = set()
+        if self.rest is not None:
+            return frozenset(out)
+        said = {(a.side, a.sighting) for a in self.answers if a.kind == "which_card"}
+        allowed = self._allowed_sizes()
+        for side in SIDES:
+            idx = {i for i, r in enumerate(self.reads) if r.side == side and world[i] != NOT_A_CARD
+                   and (r.side, r.k) not in said and r.s.likely[0][0] == NOT_A_CARD}
+            if len(idx) < 2 or budget.spent():
+                continue
+            budget.take()
+            new = copy.copy(self)
+            new.check, new.budget = False, budget
+            new.reads = [replace(r, cost={NOT_A_CARD: r.cost.get(NOT_A_CARD, 0.0)}) if i in idx else r
+                         for i, r in enumerate(self.reads)]
+            new._groups()
+            other, t2 = new._solve()
+            if t2 - total > self.st.plausible_none:
+                continue
+            placements = new._placements(other)
+            if allowed is not None and new._counted(other):
+                seen = new._seen(other, "declarer")
+                placements = [p for p in placements
+                              if seen + sum(1 for s in p.values() if s == "declarer") in allowed]
+            out.update(new._placed_facts_of(other, placements))
+        return frozenset(out)
 
     def _size_question(self, world: dict[int, str], placements: list[dict[str, str]]) -> Question | None:
         """How many cards the Declarer's pile holds, when the lost cards' placements allow 2-7 counts (one tap

@@ -874,3 +874,27 @@ def test_a_card_an_unsure_read_takes_may_lie_hidden_in_the_other_pile(monkeypatc
     monkeypatch.setattr(hand_module._Decoder, "_elsewhere", lambda *a: {})
     old = _Decoder(game, piles, None, [], HandSettings(), sizes=sizes).run()
     assert old.settled and [old.sides[s].card_points for s in SIDES] != [game.count(truth[s]) for s in SIDES]
+
+
+def test_reads_whose_likeliest_reading_is_no_card_are_weighed_as_none_together():
+    """Hand 61 of seed 90000 on the enrolled printing (round 1), Talon cards said: two of the Defenders' reads
+    whose likeliest reading is no card (0.35, 0.47) took the D1 and the IX, and with the lost D2 and S10 the
+    count of whole tricks fit; all four lie in the Declarer's pile. Each read alone as none breaks the count, so
+    no single doubt showed it: settled wrong. Now those reads are also weighed as no card together."""
+    import vision.hand as hand_module
+
+    data = json.loads((ROOT / "tests/vision/data/hands/no_cards.json").read_text())
+    game = scoring.find_game(data["game"])
+    piles = {s: PileRead.from_json(data["piles"][s]) for s in SIDES}
+    sizes, truth = game.pile_sizes(data["players"], data["talon"]), data["truth"]
+    hand = _Decoder(game, piles, None, [], HandSettings(), sizes=sizes).run()
+    assert hand.questions and len(hand.outcomes) > 1
+    right = _answered_truly(game, piles, sizes, truth, [], most=12, settings=HandSettings())
+    assert [right.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
+    original = hand_module._Decoder._no_cards
+    try:
+        hand_module._Decoder._no_cards = lambda *a: frozenset()
+        old = _Decoder(game, piles, None, [], HandSettings(), sizes=sizes).run()
+    finally:
+        hand_module._Decoder._no_cards = original
+    assert old.settled and [old.sides[s].card_points for s in SIDES] != [game.count(truth[s]) for s in SIDES]
