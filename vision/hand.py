@@ -634,7 +634,7 @@ class _Read:
 class _Budget:
     """How many more other readings may be weighed against the whole hand. Counted, so a hand gets the same
     questions on a fast or a slow machine, busy or not; the time cap is only a safety net."""
-    __slots__ = ("left", "deadline")
+    __slots__ = ("deadline", "left")
 
     def __init__(self, solves: int, seconds: float):
         self.left, self.deadline = solves, time.perf_counter() + seconds
@@ -691,7 +691,7 @@ class _Decoder:
         by_pips: dict[int, list[str]] = {}
         for c in free:
             by_pips.setdefault(self.pips[c], []).append(c)
-        forced = {(a.side, a.sighting): a.card for a in self.answers if a.kind == "which_card"}
+        forced = self._said_reads()
         for r in self.reads:
             probs = {c: p for c, p in r.s.likely if c == NOT_A_CARD or c in self.pips}
             if NOT_A_CARD in probs and not r.s.relook:
@@ -725,6 +725,10 @@ class _Decoder:
             else:   # a card the players placed in the other pile is no card of this one
                 cost = _without_placed(cost, r.side, self.placed)
             r.cost = cost
+
+    def _said_reads(self) -> dict[tuple[str, int], str]:
+        """(side, read) -> the card the players said it is."""
+        return {(a.side, a.sighting): a.card for a in self.answers if a.kind == "which_card"}
 
     def _unplaced_cost(self, card: str) -> float:
         """A card no read shows: in the rest (free), or a pile's card the detector never found."""
@@ -887,10 +891,14 @@ class _Decoder:
         if counted:
             # The Declarer's pile holds whole tricks plus the contract's Talon cards: the other counts cannot be.
             # A count the players gave narrows it to one.
-            seen = self._seen(world, "declarer")
-            fit = [p for p in out if seen + sum(1 for s in p.values() if s == "declarer") in allowed]
-            out = fit or out
+            out = self._fitting(world, out, allowed) or out
         return out
+
+    def _fitting(self, world: dict[int, str], placements: list[dict[str, str]], allowed: frozenset[int]
+                 ) -> list[dict[str, str]]:
+        """The placements that give the Declarer's pile a count in `allowed`."""
+        seen = self._seen(world, "declarer")
+        return [p for p in placements if seen + sum(1 for s in p.values() if s == "declarer") in allowed]
 
     def _allowed_sizes(self) -> frozenset[int] | None:
         """The Declarer's pile's possible counts: those the count of whole tricks allows, narrowed to the one the
@@ -969,11 +977,10 @@ class _Decoder:
             # a card that may lie in the other pile, unless its read is asked whether it is a card at all
             # (answered "no card", the card is lost and its pile is asked then)
             asked = {(q.side, q.sighting) for q in questions if q.kind == "which_card" and NOT_A_CARD in q.choices}
-            for c in elsewhere:
-                i = next(i for i, got in world.items() if got == c)
+            for i in elsewhere:
                 if (self.reads[i].side, self.reads[i].k) not in asked:
-                    questions.append(Question("which_pile", None, SIDES, f"Which pile is the {_name(c)} in?",
-                                              card=c))
+                    questions.append(Question("which_pile", None, SIDES, f"Which pile is the {_name(world[i])} in?",
+                                              card=world[i]))
             # Doubts that alone leave the score as it is, but may settle it together with another.
             quiet = [self._which_card(i, world[i], [c for c, _ in alts]) for i, alts in alternatives.items()
                      if all(f == base_set for _, f in alts)]
@@ -1000,18 +1007,18 @@ class _Decoder:
             questions = []  # a new photo, not a tap that alone changes nothing (the request says why)
         questions = spreads + questions
         questions += self._count_check(world, questions)
-        sides = self._sides(world, placements[0], set(alternatives) | {i for i, c in world.items() if c in elsewhere})
+        sides = self._sides(world, placements[0], set(alternatives) | set(elsewhere))
         return HandRead(self.game.id, sides, questions, self.rest, frozenset(every))
 
     def _elsewhere(self, world: dict[int, str], total: float, base_set: frozenset, budget: _Budget
-                   ) -> dict[str, frozenset]:
+                   ) -> dict[int, frozenset]:
         """Cards taken by a read unsure of every card that may lie hidden in the other pile instead, with the
-        read no card (a card's index seen again, a coin): card -> the facts then. No single read's other
+        read no card (a card's index seen again, a coin): read -> the facts then. No single read's other
         reading shows that world when another unsure read beside it would take the card up."""
-        out: dict[str, frozenset] = {}
+        out: dict[int, frozenset] = {}
         if self.rest is not None:
             return out
-        said = {(a.side, a.sighting) for a in self.answers if a.kind == "which_card"}
+        said = self._said_reads()
         allowed = self._allowed_sizes()
         for i, r in enumerate(self.reads):
             c = world[i]
@@ -1027,13 +1034,11 @@ class _Decoder:
             there = _other(r.side)
             placements = [p for p in self._placements(other) if p.get(c) == there]
             if allowed is not None and self._counted(other):
-                seen = self._seen(other, "declarer")
-                placements = [p for p in placements
-                              if seen + sum(1 for s in p.values() if s == "declarer") in allowed]
+                placements = self._fitting(other, placements, allowed)
             if placements:      # none: the count of whole tricks (or the players) rules it out
                 facts = frozenset(self._placed_facts_of(other, placements))
                 if facts != base_set:
-                    out[c] = facts
+                    out[i] = facts
         return out
 
     def _no_cards(self, world: dict[int, str], total: float, budget: _Budget) -> frozenset:
@@ -1042,7 +1047,7 @@ class _Decoder:
         out: set = set()
         if self.rest is not None:
             return frozenset(out)
-        said = {(a.side, a.sighting) for a in self.answers if a.kind == "which_card"}
+        said = self._said_reads()
         allowed = self._allowed_sizes()
         for side in SIDES:
             idx = {i for i, r in enumerate(self.reads) if r.side == side and world[i] != NOT_A_CARD
@@ -1060,9 +1065,7 @@ class _Decoder:
                 continue
             placements = new._placements(other)
             if allowed is not None and new._counted(other):
-                seen = new._seen(other, "declarer")
-                placements = [p for p in placements
-                              if seen + sum(1 for s in p.values() if s == "declarer") in allowed]
+                placements = new._fitting(other, placements, allowed)
             out.update(new._placed_facts_of(other, placements))
         return frozenset(out)
 
@@ -1156,7 +1159,7 @@ class _Decoder:
             return new                  # only the placements of the lost cards change
         if a.kind == "which_pile":
             new.placed = {**self.placed, a.card: a.side}
-            said = {(a2.side, a2.sighting) for a2 in self.answers if a2.kind == "which_card"}
+            said = self._said_reads()
             if self.rest is None and not any(a.card in r.cost for r in self.reads if r.side != a.side
                                              and (r.side, r.k) not in said):
                 return new              # no read of the other pile may be it: costs and groups stay
