@@ -15,7 +15,9 @@ with "the rest is theirs".
 
 Per deck it prints: hands settled (no question) with both sides' Card Points right and every Trull card and
 King on the right side; hands settled but wrong; questions per hand; questions whose answers all give the
-same score (must be 0); and the time for a hand against recognising its two photos one by one.
+same score (must be 0); and the time for a hand against recognising its two photos one by one. With --bound,
+also what the photos allow: the hands decoded as a reader that reads every card showing a third of an index
+right, and nothing else, would see them (the cards showing less lie only by elimination).
 """
 from __future__ import annotations
 
@@ -37,6 +39,7 @@ from models.synth import FACES_DIR, PHOTO_SIZES, Deck, random_scene, render
 
 GAME_FOR_DECK = {54: "slovenian", 42: "hungarian"}
 SIDES = ("declarer", "defenders")
+SURE = 0.999        # a read as sure as a card the players named (device.handread.SURE)
 
 
 def deal(rng: np.random.Generator, deck_size: int) -> dict[str, list[str]]:
@@ -299,6 +302,21 @@ def hidden_cards(truth: dict) -> int | None:
     return None if vis is None else sum(v < MIN_VISIBLE for side in vis.values() for v in side.values())
 
 
+def readable_piles(truth: dict):
+    """Both photos as a reader would see them that names, sure and right, every card showing a third of an index
+    or more and nothing else: what the photos allow (the rest can lie only by elimination). None where the
+    renderer does not say what shows (the independent one)."""
+    from models.dataset import MIN_VISIBLE
+    from vision.hand import PileRead, Sighting
+
+    vis = truth.get("visible")
+    if vis is None:
+        return None
+    return {side: PileRead(tuple(truth["sizes"][side]), [
+        Sighting((40.0 * k, 100.0), (0.0, -1.0), 80.0, ((c, SURE), ("none", 1 - SURE)), scoring.card(c).pips, 1.0)
+        for k, c in enumerate(c for c in truth["piles"][side] if vis[side][c] >= MIN_VISIBLE)]) for side in SIDES}
+
+
 def summarise(rows: list[dict]) -> dict:
     out = {}
     for deck_size in (54, 42):
@@ -325,6 +343,10 @@ def summarise(rows: list[dict]) -> dict:
                                                     and (r.get("hidden") or 0) > 0),
                     "settled_and_right_when_every_card_shows_a_third": round(
                         sum(r["settled"] and r["right"] for r in seen_all) / len(seen_all), 4)})
+            bound = [r[f"bound_{mode}"] for r in rows if r["deck"] == deck_size and f"bound_{mode}" in r]
+            if bound:
+                out[f"{deck_size}-card {mode}"]["settled_and_right_if_every_card_showing_a_third_were_read"] = round(
+                    sum(b["settled"] and b["right"] for b in bound) / len(bound), 4)
             tapped = [r[f"taps_{mode}"] for r in rows if r["deck"] == deck_size and f"taps_{mode}" in r]
             if tapped:
                 out[f"{deck_size}-card {mode}"].update({
@@ -401,6 +423,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--modes", default="both,told,rest",
                     help="which of both (two photos), told (two photos, how the tricks lie said), rest (one photo)")
+    ap.add_argument("--bound", action="store_true",
+                    help="also decode each hand as a reader that reads every card showing a third of an index right "
+                         "would see it (the generator's hands only): what the photos allow")
+    ap.add_argument("--no-taps", action="store_true",
+                    help="skip playing the players' taps and new photos (the settled figures only, much faster)")
     ap.add_argument("--reuse-reads", action="store_true",
                     help="keep each photo's pile read beside it and reuse it (to try decoder settings; no timing)")
     args = ap.parse_args(argv)
@@ -440,7 +467,14 @@ def main(argv: list[str] | None = None) -> int:
             sizes = game.pile_sizes(tricks["players"], tricks["talon"]) if told else None
             result = both if mode == "both" else reader.decode(game, shown, rest=rest, sizes=sizes)
             row[mode] = judge(game, truth["piles"], result)
+            readable = readable_piles(truth) if args.bound else None
+            if readable is not None:
+                shown_r = readable if mode != "rest" else {"declarer": readable["declarer"]}
+                row[f"bound_{mode}"] = judge(game, truth["piles"],
+                                             reader.decode(game, shown_r, rest=rest, sizes=sizes))
             row[mode]["idle_questions"] = idle_questions(reader, game, shown, result, rest, sizes)
+            if args.no_taps:
+                continue
             row[f"taps_{mode}"] = t = taps(reader, game, shown, truth["piles"], rest=rest, sizes=sizes)
             # the players spread a pile again when asked (once), then answer the rest
             row[f"retake_{mode}"] = t if not t["respread"] else taps(

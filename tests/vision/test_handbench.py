@@ -127,3 +127,30 @@ def test_players_who_spread_a_pile_again_when_asked_settle_it_from_the_new_photo
     again = taps(Reader(), game, piles, truth, retake=lambda side: taken.append(side) or pile(truth[side]))
     assert sorted(taken) == ["declarer", "defenders"]     # neither photo shows where: both are taken again
     assert again == {"taps": 0, "settled": True, "right": True, "respread": True, "retakes": 2}
+
+
+def test_the_bound_reads_every_card_showing_a_third_and_leaves_the_rest_to_elimination():
+    """What the photos allow: every card showing a third of an index read right settles the hand; a hidden Trull
+    card (its pile changes the bonus) leaves a question, and with the count of whole tricks said it is settled."""
+    from models.handbench import readable_piles
+    from vision.hand import decode
+
+    game = scoring.find_game("slovenian")
+    ids = [c.id for c in game.deck]
+    order = [ids[i] for i in np.random.default_rng(5).permutation(len(ids))]
+    piles = {"declarer": order[:27], "defenders": order[27:]}
+    vis = {s: {c: 0.8 for c in cards} for s, cards in piles.items()}
+    truth = {"piles": piles, "visible": vis, "sizes": {"declarer": [2028, 1520], "defenders": [2028, 1520]}}
+    seen = readable_piles(truth)
+    assert [len(seen[s].sightings) for s in ("declarer", "defenders")] == [27, 27]
+    ok = judge(game, piles, decode(game, seen))
+    assert ok["settled"] and ok["right"] and ok["exact"]
+    side = "declarer" if "T21" in piles["declarer"] else "defenders"
+    vis[side]["T21"] = 0.2
+    hidden = readable_piles(truth)
+    assert "T21" not in [s.likely[0][0] for s in hidden[side].sightings]
+    asked = judge(game, piles, decode(game, hidden))
+    assert not asked["settled"] and asked["kinds"] == ["which_pile"]
+    told = judge(game, piles, decode(game, hidden, sizes=game.pile_sizes(3, 0)))
+    assert told["settled"] and told["right"]
+    assert readable_piles({"piles": piles}) is None       # the independent renderer does not say what shows

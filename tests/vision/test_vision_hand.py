@@ -898,3 +898,30 @@ def test_reads_whose_likeliest_reading_is_no_card_are_weighed_as_none_together()
     finally:
         hand_module._Decoder._no_cards = original
     assert old.settled and [old.sides[s].card_points for s in SIDES] != [game.count(truth[s]) for s in SIDES]
+
+
+def test_a_faint_peak_read_surely_as_a_card_may_be_a_sliver_of_a_hidden_one():
+    """The independent renderer's hand 29 (seed 95000), in small: a detector peak below the recogniser's own
+    threshold, beside the C10 where the S10 no read took lies, read as the SQ at 0.66; the SQ lies unseen in the
+    other pile.
+    Weighed only as read, the truthful taps ended settled wrong (the Queen on the wrong side). Such a read's card
+    is now also weighed in the other pile, so its pile is asked."""
+    decl, defs = split(SLOVENIAN, 27, seed=3)
+    decl = [c for c in decl if c not in ("SQ", "S10")] + ["S10"]
+    defs = [c for c in defs if c not in ("SQ", "S10")] + ["SQ"]
+    decl, defs = (decl, defs) if len(decl) == 27 else (decl + defs[:1], defs[1:])
+    sliver = Sighting((900.0, 100.0), (0.0, -1.0), 80.0, (("SQ", 0.66), ("DQ", 0.16), ("HQ", 0.09), ("CQ", 0.06),
+                                                          ("none", 0.03)), 3, 0.16)
+    piles = piles_of([seen(c, x=40.0 * k) for k, c in enumerate(c for c in decl if c != "S10")] + [sliver],
+                     [seen(c, x=40.0 * k) for k, c in enumerate(c for c in defs if c != "SQ")])
+    truth = {"declarer": decl, "defenders": defs}
+    hand = _Decoder(SLOVENIAN, piles, None, [], HandSettings()).run()
+    assert ("which_pile", "SQ") in [(q.kind, q.card) for q in hand.questions]
+    right = _answered_truly(SLOVENIAN, piles, None, truth, [], most=12, settings=HandSettings())
+    assert [right.sides[s].card_points for s in SIDES] == [SLOVENIAN.count(truth[s]) for s in SIDES]
+    assert "SQ" in right.sides["defenders"].ids()
+    # a detector peak as strong as the recogniser's own is read as it is: the old way, and the taps end wrong
+    strong = piles_of(piles["declarer"].sightings[:-1] + [replace(sliver, heat=0.5)], piles["defenders"].sightings)
+    old = _answered_truly(SLOVENIAN, strong, None, truth, [], most=12, settings=HandSettings())
+    assert "SQ" in old.sides["declarer"].ids()
+    assert [old.sides[s].card_points for s in SIDES] != [SLOVENIAN.count(truth[s]) for s in SIDES]
