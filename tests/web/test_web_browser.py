@@ -13,7 +13,7 @@ import time
 import urllib.request
 
 import pytest
-from web_doubles import BROWSER_MARKS, PIN, PLAYERS, build_table, free_port, log_in
+from web_doubles import BROWSER_MARKS, PIN, PLAYERS, build_table, free_port, log_in, tap
 
 import scoring
 from device.web import scoring_adapter
@@ -67,21 +67,6 @@ def check_phone_page(browser, what: str) -> None:
         assert sizes[0] <= sizes[1] and sizes[2] == 0, f"{what} at {width} px scrolls sideways: {sizes}"
         assert browser.execute_script(TAP_TARGETS) == [], f"{what} at {width} px: small tap targets"
     phone(browser, 390)
-
-
-def tap(browser, wait, css: str) -> None:
-    """Tap what `css` finds; again if the page swapped its panel in between."""
-    from selenium.common.exceptions import StaleElementReferenceException
-    from selenium.webdriver.common.by import By
-
-    def tapped(b) -> bool:
-        try:
-            b.find_element(By.CSS_SELECTOR, css).click()
-            return True
-        except StaleElementReferenceException:
-            return False
-
-    wait.until(tapped)
 
 
 def other_device(base: str, method: str, path: str, body: dict | None = None) -> dict:

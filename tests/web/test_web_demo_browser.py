@@ -86,6 +86,46 @@ def live(capture: dict) -> list[str]:
     return [c["id"] for c in capture["cards"] if not c["removed"]]
 
 
+def attribute_is(browser, css: str, name: str, value: str) -> bool:
+    """Whether what `css` finds has exactly this attribute value (False while the page swaps its panel)."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+
+    try:
+        return browser.find_element(By.CSS_SELECTOR, css).get_attribute(name) == value
+    except (NoSuchElementException, StaleElementReferenceException):
+        return False
+
+
+def text_is(browser, css: str, text: str) -> bool:
+    """Whether what `css` finds shows exactly this text (False while the page swaps its panel)."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+
+    try:
+        return browser.find_element(By.CSS_SELECTOR, css).text == text
+    except (NoSuchElementException, StaleElementReferenceException):
+        return False
+
+
+def capture_as(browser, wait, side: str) -> None:
+    """Choose the side and take the photo; again if the page swapped its panel in between (a refresh after a
+    correction can land between finding the button and tapping it)."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.select import Select
+
+    def taken(b) -> bool:
+        try:
+            Select(b.find_element(By.ID, "capture-side")).select_by_value(side)
+            b.find_element(By.ID, "capture-now").click()
+            return True
+        except StaleElementReferenceException:
+            return False
+
+    wait.until(taken)
+
+
 def test_demo_table_capture_correct_score(demo, browser):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as ec
@@ -101,8 +141,7 @@ def test_demo_table_capture_correct_score(demo, browser):
     log_in(browser, base, wait)
 
     # The Declarer's pile: the replay camera's first photo, recognised by the bundled model.
-    Select(browser.find_element(By.ID, "capture-side")).select_by_value("declarer")
-    browser.find_element(By.ID, "capture-now").click()
+    capture_as(browser, wait, "declarer")
     wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "#photo-zoom image")))
     first = latest_capture(base)
     assert first["side"] == "declarer" and not first["error"]
@@ -125,18 +164,18 @@ def test_demo_table_capture_correct_score(demo, browser):
     new = pick.get_attribute("data-card")
     assert new != old and new not in live(first)
     pick.click()
-    wait.until(ec.text_to_be_present_in_element_attribute(
-        (By.CSS_SELECTOR, '.card-btn[data-index="0"]'), "data-card", new))
+    # exactly the new card ("T15" holds "T1": a substring match passes before the correction lands)
+    wait.until(lambda b: attribute_is(b, '.card-btn[data-index="0"]', "data-card", new))
     corrected = latest_capture(base)
     assert corrected["id"] == first["id"] and live(corrected)[0] == new
     assert store.corrections(first["id"])[-1]["new_id"] == new
     points = game.format(game.count(live(corrected)))
+    wait.until(lambda b: text_is(b, "#capture-points", points))   # the panel swapped in
     assert browser.find_element(By.ID, "capture-points").text == points
     assert browser.find_element(By.CSS_SELECTOR, "#pile-declarer td.num").text.startswith(points)
 
     # The Defenders' pile: the replay camera's next photo.
-    Select(browser.find_element(By.ID, "capture-side")).select_by_value("defenders")
-    browser.find_element(By.ID, "capture-now").click()
+    capture_as(browser, wait, "defenders")
     second_id = first["id"] + 1
     wait.until(ec.text_to_be_present_in_element((By.CSS_SELECTOR, "#photo h2"), f"Photo {second_id}"))
     second = latest_capture(base)

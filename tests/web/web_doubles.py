@@ -153,3 +153,18 @@ def log_in(browser, base: str, wait, next_path: str = "/capture") -> None:
     browser.find_element(By.ID, "login-submit").click()
     # the login page's own address holds next_path too ("/login?next=/capture"): wait until it has gone
     wait.until(lambda b: "/login" not in b.current_url and next_path in b.current_url)
+
+
+def tap(browser, wait, css: str) -> None:
+    """Tap what `css` finds; again if the page swapped its panel in between."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+
+    def tapped(b) -> bool:
+        try:
+            b.find_element(By.CSS_SELECTOR, css).click()
+            return True
+        except StaleElementReferenceException:
+            return False
+
+    wait.until(tapped)
