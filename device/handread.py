@@ -17,7 +17,6 @@ import numpy as np
 from device.storage import SIDES, Store
 
 log = logging.getLogger(__name__)
-SURE = 0.999
 
 
 def pile_key(capture_id: int) -> str:
@@ -117,8 +116,7 @@ def _pile_of(store: Store, capture: dict):
             kept.append(pile.sightings[k])
             continue
         centre, up, height = quad_frame(card.get("quad") or [[0, 0], [1, 0], [1, 1], [0, 1]])
-        kept.append(Sighting(tuple(centre), tuple(up), height,
-                             ((card["id"], SURE), ("none", 1 - SURE)), int(card.get("pips") or 0), 1.0))
+        kept.append(Sighting.named(card["id"], int(card.get("pips") or 0), centre, up, height))
     pile.sightings = kept
     pile.gaps = []      # the players looked at this pile
     return pile

@@ -39,7 +39,6 @@ from models.synth import FACES_DIR, PHOTO_SIZES, Deck, random_scene, render
 
 GAME_FOR_DECK = {54: "slovenian", 42: "hungarian"}
 SIDES = ("declarer", "defenders")
-SURE = 0.999        # a read as sure as a card the players named (device.handread.SURE)
 
 
 def deal(rng: np.random.Generator, deck_size: int) -> dict[str, list[str]]:
@@ -313,7 +312,7 @@ def readable_piles(truth: dict):
     if vis is None:
         return None
     return {side: PileRead(tuple(truth["sizes"][side]), [
-        Sighting((40.0 * k, 100.0), (0.0, -1.0), 80.0, ((c, SURE), ("none", 1 - SURE)), scoring.card(c).pips, 1.0)
+        Sighting.named(c, scoring.card(c).pips, (40.0 * k, 100.0))
         for k, c in enumerate(c for c in truth["piles"][side] if vis[side][c] >= MIN_VISIBLE)]) for side in SIDES}
 
 
@@ -457,6 +456,7 @@ def main(argv: list[str] | None = None) -> int:
                           if args.reuse_reads else None) for s in SIDES}
         both = reader.decode(game, piles)
         row["ms"] = (time.perf_counter() - t) * 1000
+        readable = readable_piles(truth) if args.bound else None
         # Two photos; the same with the players saying how the tricks and the Talon lie (the count then places
         # a card no photo shows); the Declarer's photo alone with the rest theirs.
         for mode, shown, rest, told in (("both", piles, None, False), ("told", piles, None, True),
@@ -467,7 +467,6 @@ def main(argv: list[str] | None = None) -> int:
             sizes = game.pile_sizes(tricks["players"], tricks["talon"]) if told else None
             result = both if mode == "both" else reader.decode(game, shown, rest=rest, sizes=sizes)
             row[mode] = judge(game, truth["piles"], result)
-            readable = readable_piles(truth) if args.bound else None
             if readable is not None:
                 shown_r = readable if mode != "rest" else {"declarer": readable["declarer"]}
                 row[f"bound_{mode}"] = judge(game, truth["piles"],

@@ -30,6 +30,7 @@ from vision.image import check_array
 from vision.recogniser import NOT_A_CARD, Recogniser, one_card_span
 
 SIDES = ("declarer", "defenders")
+SURE = 0.999    # how sure a card the players named is
 SIDE_NAMES = {"declarer": "the Declarer's pile", "defenders": "the Defenders' pile"}
 
 
@@ -94,6 +95,12 @@ class Sighting:
 
     def p(self, card_id: str) -> float:
         return next((p for c, p in self.likely if c == card_id), 0.0)
+
+    @classmethod
+    def named(cls, card_id: str, pips: int, centre=(0.0, 0.0), up=(0.0, -1.0), height: float = 80.0) -> Sighting:
+        """A card the players named: as sure as a read gets."""
+        return cls((float(centre[0]), float(centre[1])), (float(up[0]), float(up[1])), float(height),
+                   ((card_id, SURE), (NOT_A_CARD, 1 - SURE)), pips, 1.0)
 
 
 @dataclass(frozen=True, slots=True)

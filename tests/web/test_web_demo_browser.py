@@ -14,7 +14,7 @@ import time
 import urllib.request
 
 import pytest
-from web_doubles import BROWSER_MARKS, PIN, free_port, log_in
+from web_doubles import BROWSER_MARKS, PIN, free_port, log_in, shows, until_done
 
 import scoring
 from device.commands.serve import config_from_args, resolve_pin
@@ -86,44 +86,16 @@ def live(capture: dict) -> list[str]:
     return [c["id"] for c in capture["cards"] if not c["removed"]]
 
 
-def attribute_is(browser, css: str, name: str, value: str) -> bool:
-    """Whether what `css` finds has exactly this attribute value (False while the page swaps its panel)."""
-    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
-    from selenium.webdriver.common.by import By
-
-    try:
-        return browser.find_element(By.CSS_SELECTOR, css).get_attribute(name) == value
-    except (NoSuchElementException, StaleElementReferenceException):
-        return False
-
-
-def text_is(browser, css: str, text: str) -> bool:
-    """Whether what `css` finds shows exactly this text (False while the page swaps its panel)."""
-    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
-    from selenium.webdriver.common.by import By
-
-    try:
-        return browser.find_element(By.CSS_SELECTOR, css).text == text
-    except (NoSuchElementException, StaleElementReferenceException):
-        return False
-
-
 def capture_as(browser, wait, side: str) -> None:
-    """Choose the side and take the photo; again if the page swapped its panel in between (a refresh after a
-    correction can land between finding the button and tapping it)."""
-    from selenium.common.exceptions import StaleElementReferenceException
+    """Choose the side and take the photo; again if a refresh after a correction swapped the panel in between."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.select import Select
 
-    def taken(b) -> bool:
-        try:
-            Select(b.find_element(By.ID, "capture-side")).select_by_value(side)
-            b.find_element(By.ID, "capture-now").click()
-            return True
-        except StaleElementReferenceException:
-            return False
+    def take(b) -> None:
+        Select(b.find_element(By.ID, "capture-side")).select_by_value(side)
+        b.find_element(By.ID, "capture-now").click()
 
-    wait.until(taken)
+    until_done(wait, take)
 
 
 def test_demo_table_capture_correct_score(demo, browser):
@@ -165,12 +137,12 @@ def test_demo_table_capture_correct_score(demo, browser):
     assert new != old and new not in live(first)
     pick.click()
     # exactly the new card ("T15" holds "T1": a substring match passes before the correction lands)
-    wait.until(lambda b: attribute_is(b, '.card-btn[data-index="0"]', "data-card", new))
+    wait.until(lambda b: shows(b, '.card-btn[data-index="0"]', new, attribute="data-card"))
     corrected = latest_capture(base)
     assert corrected["id"] == first["id"] and live(corrected)[0] == new
     assert store.corrections(first["id"])[-1]["new_id"] == new
     points = game.format(game.count(live(corrected)))
-    wait.until(lambda b: text_is(b, "#capture-points", points))   # the panel swapped in
+    wait.until(lambda b: shows(b, "#capture-points", points))   # the panel swapped in
     assert browser.find_element(By.ID, "capture-points").text == points
     assert browser.find_element(By.CSS_SELECTOR, "#pile-declarer td.num").text.startswith(points)
 

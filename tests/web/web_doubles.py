@@ -155,16 +155,36 @@ def log_in(browser, base: str, wait, next_path: str = "/capture") -> None:
     wait.until(lambda b: "/login" not in b.current_url and next_path in b.current_url)
 
 
-def tap(browser, wait, css: str) -> None:
-    """Tap what `css` finds; again if the page swapped its panel in between."""
+def until_done(wait, action) -> None:
+    """Do action(browser); again if the page swapped its panel in between (a refresh can land between finding
+    an element and using it)."""
     from selenium.common.exceptions import StaleElementReferenceException
-    from selenium.webdriver.common.by import By
 
-    def tapped(b) -> bool:
+    def done(b) -> bool:
         try:
-            b.find_element(By.CSS_SELECTOR, css).click()
+            action(b)
             return True
         except StaleElementReferenceException:
             return False
 
-    wait.until(tapped)
+    wait.until(done)
+
+
+def tap(browser, wait, css: str) -> None:
+    """Tap what `css` finds; again if the page swapped its panel in between."""
+    from selenium.webdriver.common.by import By
+
+    until_done(wait, lambda b: b.find_element(By.CSS_SELECTOR, css).click())
+
+
+def shows(browser, css: str, value: str, attribute: str | None = None) -> bool:
+    """Whether what `css` finds shows exactly this text (or has exactly this attribute value); False while the
+    page swaps its panel. Selenium's text_to_be_present_* match substrings ("T15" holds "T1")."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+
+    try:
+        found = browser.find_element(By.CSS_SELECTOR, css)
+        return (found.text if attribute is None else found.get_attribute(attribute)) == value
+    except (NoSuchElementException, StaleElementReferenceException):
+        return False
