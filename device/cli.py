@@ -32,7 +32,7 @@ def _version() -> str:
         from importlib.metadata import version
 
         return version("tarokcam")
-    except Exception:  # running from a checkout that was never installed
+    except Exception:  # noqa: BLE001 - running from a checkout that was never installed, or a broken one
         return "unknown"
 
 

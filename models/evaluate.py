@@ -28,8 +28,8 @@ from models.dataset import MIN_VISIBLE, progress
 from models.synth import FACES_DIR, Deck, random_scene, render
 from vision import Recogniser
 from vision.errors import ImageError
-from vision.image import read_image
 from vision.geometry import index_offset
+from vision.image import read_image
 from vision.recogniser import MODELS_DIR, NOT_A_CARD, club_deck, write_release_check
 
 DONT_CARE = 0.05

@@ -1070,8 +1070,7 @@ class _Decoder:
             if len(idx) < 2 or budget.spent():
                 continue
             budget.take()
-            new = copy.copy(self)
-            new.check, new.budget = False, budget
+            new = self._copy(budget)
             new.reads = [replace(r, cost={NOT_A_CARD: r.cost.get(NOT_A_CARD, 0.0)}) if i in idx else r
                          for i, r in enumerate(self.reads)]
             new._groups()
@@ -1165,11 +1164,18 @@ class _Decoder:
                 kept.append(q)
         return kept
 
+    def _copy(self, budget: _Budget) -> _Decoder:
+        """A copy to weigh another reading with (within the checker's budget): it is asked only which scores
+        it leaves open, so it does not list its cards; set what differs, then `_groups()` when reads change."""
+        new = copy.copy(self)
+        new.check, new.budget = False, budget
+        return new
+
     def _told(self, a: Answer, budget: _Budget) -> _Decoder:
         """This decoder with one more answer, reusing what the answer does not change, weighing other readings
         within the checker's budget (past it, a reading that scores otherwise keeps the question)."""
-        new = copy.copy(self)
-        new.answers, new.check, new.budget = self.answers + [a], False, budget
+        new = self._copy(budget)
+        new.answers = self.answers + [a]
         if a.kind == "pile_size":
             return new                  # only the placements of the lost cards change
         if a.kind == "which_pile":

@@ -212,10 +212,9 @@ def test_confirmed_hand_survives_a_crash_right_after_saving(tmp_path):
 
 def test_writes_in_an_atomic_block_land_together_or_not_at_all(store):
     sid = store.add_session(game="slovenian", players=["A", "B", "C", "D"], system="simplified")
-    with pytest.raises(RuntimeError):
-        with store.atomic():
-            store.save_hand(sid, HAND, {})
-            raise RuntimeError("power cut")
+    with pytest.raises(RuntimeError), store.atomic():
+        store.save_hand(sid, HAND, {})
+        raise RuntimeError("power cut")
     assert store.hands(sid) == []
     with store.atomic():
         hid = store.save_hand(sid, HAND, {})

@@ -2,10 +2,9 @@
 from __future__ import annotations
 
 import numpy as np
-
-import scoring
 import pytest
 
+import scoring
 from models.handbench import deal, deal_terms, hidden_cards, judge, summarise, tricks_of
 from vision.hand import HandCard, HandRead, Question, SideCards
 

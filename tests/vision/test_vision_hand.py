@@ -169,7 +169,7 @@ def test_the_count_of_whole_tricks_places_a_lost_card(seed):
 
 
 def test_the_count_tells_how_many_lost_cards_each_pile_holds_but_not_which():
-    dec, dfn, piles = lost_two()
+    dec, _dfn, piles = lost_two()
     sizes = SLOVENIAN.pile_sizes(4, len(dec) % 4)
     hand = _Decoder(SLOVENIAN, piles, None, (), HandSettings(), sizes=sizes).run()
     # One of the two lies in each pile; which one matters (the Pagat and a King score apart): asked, once, as
@@ -193,7 +193,7 @@ def test_with_more_lost_cards_than_are_tried_the_count_settles_none():
 
 
 def test_a_count_no_placement_fits_is_not_trusted():
-    dec, dfn, piles = lost_two()
+    dec, _dfn, piles = lost_two()
     # Both lost cards lie somewhere, so the Declarer's pile holds len(dec) - 1 .. len(dec) + 1 cards: a size
     # of len(dec) + 2 (mod 4) fits none, and the questions stay as without the count.
     sizes = SLOVENIAN.pile_sizes(4, (len(dec) + 2) % 4)
@@ -534,7 +534,7 @@ def _fake_reader(settings=FAINT):
             if g >= 240:                                         # "T2?": the T2, or perhaps the T3
                 out[i, 1], out[i, 2] = 1.1, 0.0
             else:
-                out[i, min(int(round(g / 50)), len(FAKE_LABELS) - 1)] = 10.0
+                out[i, min(round(g / 50), len(FAKE_LABELS) - 1)] = 10.0
             out[i, len(FAKE_LABELS)] = 10.0                      # 0 pips (the fake's cards are read alike)
         return out
 
@@ -589,7 +589,10 @@ def test_peaks_found_are_the_detectors_and_the_weaker_ones_come_apart():
 
 # ---------------------------------------------------------------- only questions that narrow the score
 
-def _possible(game, piles, q, answers=(), st=HandSettings(check_s=60)):
+PATIENT = HandSettings(check_s=60)     # no time cap in the way of the checks
+
+
+def _possible(game, piles, q, answers=(), st=PATIENT):
     """The scores still possible after each answer to q, one set per answer."""
     return [_Decoder(game, piles, None, list(answers) + [a], st, False).run().outcomes for a in q.answers()]
 
@@ -614,7 +617,7 @@ def test_a_question_whose_answers_leave_the_same_scores_open_is_not_asked():
         assert told.sides[s].card_points == game.count(truth[s])
 
 
-def _answered_truly(game, piles, sizes, truth, answers, most=6, settings=HandSettings(check_s=60)):
+def _answered_truly(game, piles, sizes, truth, answers, most=6, settings=PATIENT):
     """The hand after the players answer its first question truthfully, again and again, until none is open."""
     answers = list(answers)
     hand = _Decoder(game, piles, None, answers, settings, sizes=sizes).run()

@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 
-
 @pytest.mark.slow   # ~20 s alone, over a minute on a busy 2-core machine
 def test_generate_train_export_load(tmp_path):
     # Only this test needs torch: the generator tests below run (and fail) without it.

@@ -11,7 +11,6 @@ from models.dataset import write_progress
 
 @pytest.fixture
 def work(table):
-    app = table[0]
     where = table[3].parent / "training"
     where.mkdir()
     return where

@@ -33,8 +33,8 @@ def training_state(c: WebContext) -> dict:
     try:
         data = json.loads(path.read_text())
         if not isinstance(data, dict):
-            raise ValueError("not an object")
-    except (OSError, ValueError) as exc:
+            raise TypeError("not an object")
+    except (OSError, ValueError, TypeError) as exc:
         return {**out, "state": "unreadable", "error": f"{path}: {exc}"[:200]}
     age = time.time() - float(data.get("updated") or 0)
     if data.get("finished"):
