@@ -198,3 +198,31 @@ def test_data_sets_draw_a_printing_per_photo(monkeypatch):
     used.clear()
     dataset.make_det(3, 4, ref)
     assert all(d is ref for d in used)
+
+
+def test_finetune_photos_can_be_cut_as_the_hand_reader_sees_them(monkeypatch, tmp_path):
+    """By default the deck's and the reference's photo sets are cut as the hand reader sees cards: half the
+    photos whole trick piles, and crops where the release's detector puts its frames; both can be turned off."""
+    pytest.importorskip("torch", reason="training needs torch (the train extra)")
+    from models import train
+    from vision.recogniser import latest_release
+
+    calls = []
+
+    def fake_cls(n, seed, deck, per_index=3, negatives=16, detector=None, trick_piles=0.0):
+        calls.append(("cls", n, detector, trick_piles))
+        return {"x": np.zeros(1)}
+
+    monkeypatch.setattr(train, "make_cls", fake_cls)
+    deck = tmp_path / "deck"
+    printings.write_printing(deck, 7)
+    for extra, want in (([], (latest_release(), 0.5)), (["--trick-piles", "0", "--no-mine"], (None, 0.0))):
+        calls.clear()
+        work = tmp_path / f"work{len(extra)}"
+        work.mkdir()
+        args = train.build_parser().parse_args(["--faces", str(deck), "--finetune", "--work", str(work),
+                                                "--stage", "cls", "--cls-photos", "8", *extra])
+        train.prepare_finetune(args)
+        assert sorted(c[1] for c in calls) == [2, 6]                 # a quarter from the reference deck
+        assert {c[2:] for c in calls} == {want}
+        assert (work / "cls-deck.npz").exists() and (work / "cls-ref.npz").exists()
