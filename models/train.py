@@ -275,11 +275,6 @@ def prepare_finetune(args: argparse.Namespace) -> None:
     deck = Deck.load(args.faces, args.deck)
     ref = Deck.load(FACES_DIR) if Path(args.faces).resolve() != FACES_DIR.resolve() else None
     share = args.ref_share if ref is not None else 0.0
-    # The deck's crops as the hand reader will cut them: from whole trick piles (many indices partly covered)
-    # and where the release's own detector puts its frames (`--trick-piles`, `--mine`).
-    mine = latest_release() if args.mine else None
-    makers = {"det": lambda k, sd, d: make_det(k, sd, d, args.trick_piles),
-              "cls": lambda k, sd, d: make_cls(k, sd, d, detector=mine, trick_piles=args.trick_piles)}
     for kind, n, seed in (("det", args.det_photos, 101), ("cls", args.cls_photos, 102)):
         if args.stage not in (kind, "all"):
             continue
@@ -288,8 +283,12 @@ def prepare_finetune(args: argparse.Namespace) -> None:
                                (f"{kind}-ref.npz", ref, n_ref, args.seed + seed + 1000)):
             if d is None or k <= 0 or (work / name).exists():
                 continue
+            # Cut as the hand reader will see the cards: whole trick piles (many indices partly covered), and
+            # crops where the release's own detector puts its frames (`--trick-piles`, `--mine`).
+            data = make_det(k, sd, d, args.trick_piles) if kind == "det" else \
+                make_cls(k, sd, d, detector=latest_release() if args.mine else None, trick_piles=args.trick_piles)
             tmp = work / (name[:-4] + ".tmp.npz")
-            np.savez(tmp, **makers[kind](k, sd, d))
+            np.savez(tmp, **data)
             tmp.replace(work / name)
 
 
