@@ -57,9 +57,10 @@ def write_progress(path: Path, state: dict) -> None:
 
 
 def det_label_array(labels: list[dict]) -> np.ndarray:
-    """(K, 6) float32: cx, cy, ux, uy, height, visible (detector pixels)."""
-    rows = [[*lab["center"], *lab["up"], lab["height"], lab["visible"]] for lab in labels]
-    return np.array(rows, np.float32).reshape(-1, 6)
+    """(K, 8) float32: cx, cy, ux, uy, height, visible, and the centre of the part that shows (detector px)."""
+    rows = [[*lab["center"], *lab["up"], lab["height"], lab["visible"], *lab.get("seen_center", lab["center"])]
+            for lab in labels]
+    return np.array(rows, np.float32).reshape(-1, 8)
 
 
 def _decks(deck: Deck | Sequence[Deck]) -> list[Deck]:

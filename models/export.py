@@ -20,6 +20,7 @@ import torch
 from models.dataset import DET_LONG
 from models.nets import N_PIPS, IndexClassifier, IndexDetector
 from models.synth import FACES_DIR
+from models.train import CHECKPOINTS
 
 CARDS_DIR = Path(__file__).with_name("cards")
 
@@ -54,10 +55,19 @@ def main(argv: list[str] | None = None) -> int:
     deck = json.loads(args.deck.read_text())
     ids = [c["id"] for c in deck["cards"]]
 
-    det, cls = IndexDetector(), IndexClassifier()
-    det_state = torch.load(args.work / "det.pt", weights_only=False)
-    cls_state = torch.load(args.work / "cls.pt", weights_only=False)
-    det.load_state_dict(det_state["model"]); cls.load_state_dict(cls_state["model"])
+    # A checkpoint the work folder lacks is the release's own (a run that trained the sliver branch alone, or the
+    # classifier alone); a sliver branch goes only with the detector it was trained on.
+    ck = {n: args.work / n if (args.work / n).exists() else CHECKPOINTS / n for n in ("det.pt", "cls.pt")}
+    sliver = args.work / "sliver.pt"
+    if not sliver.exists() and ck["det.pt"] == CHECKPOINTS / "det.pt":
+        sliver = CHECKPOINTS / "sliver.pt"
+    det, cls = IndexDetector(sliver=sliver.exists()), IndexClassifier()
+    det_state = torch.load(ck["det.pt"], weights_only=False)
+    cls_state = torch.load(ck["cls.pt"], weights_only=False)
+    det.load_state_dict(det_state["model"], strict=not sliver.exists()); cls.load_state_dict(cls_state["model"])
+    sliver_state = torch.load(sliver, weights_only=False) if sliver.exists() else None
+    if sliver_state:    # the branch alone, or the whole detector trained with it
+        (det if sliver_state.get("whole") else det.sliver).load_state_dict(sliver_state["model"])
     det.eval(); cls.eval()
     rng = np.random.default_rng(0)
     det_in = rng.uniform(0, 255, (1, 3, 256, 384)).astype(np.float32)
@@ -83,7 +93,10 @@ def main(argv: list[str] | None = None) -> int:
         # a club's own deck: loaded only when the configuration names it, and only once it passed its check
         **({"club_deck": deck.get("name") or args.deck.parent.name}
            if args.deck.resolve() != (FACES_DIR / "deck.json").resolve() else {}),
+        **({"sliver_channel": 6} if sliver_state else {}),
         "training": {"det_steps": det_state.get("step"), "det_minutes": det_state.get("minutes"),
+                     **({"sliver_steps": sliver_state.get("step"), "sliver_minutes": sliver_state.get("minutes")}
+                        if sliver_state else {}),
                      "cls_epochs": cls_state.get("epoch"), "cls_val_acc": cls_state.get("val_acc"),
                      "cls_val_pips_acc": cls_state.get("val_pips_acc"), "cls_minutes": cls_state.get("minutes")},
     }

@@ -1,7 +1,9 @@
 """The two networks (torch). Both take float32 BGR 0..255 and normalise inside, so the runtime only resizes.
 
 IndexDetector: (N, 3, H, W), H and W multiples of 32 -> (N, 6, H/4, W/4): index-centre heat logit, sub-cell
-offset (dx, dy), up direction (cos, sin), log(index height / 32 px).
+offset (dx, dy), up direction (cos, sin), log(index height / 32 px). With `sliver`, a seventh channel: the heat
+logit of every index centre that shows at all (a sliver of a covered card counts), so the hand reader can count
+the cards of a pile whose indices it cannot read.
 IndexClassifier: (N, 3, 128, 32) upright index crops -> (N, 55 + 5): card logits (54 = not a card), pips logits 0..4.
 """
 from __future__ import annotations
@@ -34,7 +36,7 @@ class DW(nn.Module):
 
 
 class IndexDetector(nn.Module):
-    def __init__(self, w: tuple[int, int, int, int] = (16, 32, 64, 96)):
+    def __init__(self, w: tuple[int, int, int, int] = (16, 32, 64, 96), sliver: bool = False):
         super().__init__()
         self.stem = cbr(3, w[0], 3, 2)                                    # /2
         self.s4 = nn.Sequential(DW(w[0], w[1], 2), DW(w[1], w[1]))          # /4
@@ -48,15 +50,27 @@ class IndexDetector(nn.Module):
         nn.init.constant_(self.head.bias, 0.0)
         with torch.no_grad():
             self.head.bias[0] = -4.0    # start with a near-empty heatmap (focal-loss practice)
+        # The sliver channel is the index heat plus what the sliver branch adds, read from the same fused stride-4
+        # features; the branch starts adding nothing.
+        self.sliver = nn.Sequential(cbr(w[1], 2 * w[1], 1), DW(2 * w[1], 2 * w[1]), DW(2 * w[1], 2 * w[1]),
+                                    nn.Conv2d(2 * w[1], 1, 1)) if sliver else None
+        if sliver:
+            nn.init.zeros_(self.sliver[-1].weight)
+            nn.init.zeros_(self.sliver[-1].bias)
 
-    def forward(self, x):
+    def fused(self, x):
+        """The stride-4 features the head (after m4) and the sliver branch read."""
         x = self.stem(x * (1 / 255.0) - 0.5)
         f4 = self.s4(x)
         f8 = self.s8(f4)
         f16 = self.s16(f8)
         y = self.m8(f8 + F.interpolate(self.up8(f16), scale_factor=2.0, mode="nearest"))
-        y = self.m4(f4 + F.interpolate(self.up4(y), scale_factor=2.0, mode="nearest"))
-        return self.head(y)
+        return f4 + F.interpolate(self.up4(y), scale_factor=2.0, mode="nearest")
+
+    def forward(self, x):
+        y4 = self.fused(x)
+        out = self.head(self.m4(y4))
+        return out if self.sliver is None else torch.cat([out, out[:, :1] + self.sliver(y4)], 1)
 
 
 class IndexClassifier(nn.Module):

@@ -303,7 +303,7 @@ def render(scene: Scene, deck: Deck, scale: float = 1.0, crop_to_cards: bool = F
 
     Returns the photo, (H, W, 3) uint8 BGR, and one label per printed index of a face-up card:
     {"card": id, "pips": int, "center": (x, y), "up": (ux, uy) unit vector, "height": px, "quad": (4, 2),
-     "visible": fraction of the index box not covered, "mark_visible": the same for its numeral and suit sign}; the quad runs top-left, top-right, bottom-right,
+     "visible": fraction of the index box not covered, "seen_center": the centre of the part that shows, "mark_visible": the same for its numeral and suit sign}; the quad runs top-left, top-right, bottom-right,
     bottom-left of the upright-looking index. With `tell`, each label also gets "tell_mm2" and "like": the
     uncovered area in which the index differs from the likest other card's, and that card (models.readability).
     """
@@ -354,6 +354,7 @@ def render(scene: Scene, deck: Deck, scale: float = 1.0, crop_to_cards: bool = F
         lab.update(_quad_geometry(q))
         slot = lab.pop("slot")
         lab["visible"] = _visible(ids, q, slot)
+        lab["seen_center"] = _seen_centre(ids, q, slot) if 0 < lab["visible"] < 1 else lab["center"]
         # The numeral and suit sign fill the top ~40 % of the box: without them no one can name the card.
         mark = np.array([q[0], q[1], q[1] + MARK * (q[2] - q[1]), q[0] + MARK * (q[3] - q[0])])
         lab["mark_visible"] = _visible(ids, mark, slot)
@@ -384,6 +385,22 @@ def _visible(ids: np.ndarray, quad: np.ndarray, slot: int) -> float:
         return 0.0
     sub = mask[cy0 - y0:cy1 - y0, cx0 - x0:cx1 - x0].astype(bool)
     return round(float((ids[cy0:cy1, cx0:cx1][sub] == slot).sum()) / total, 3)
+
+
+def _seen_centre(ids: np.ndarray, quad: np.ndarray, slot: int) -> list[float]:
+    """Centre of the part of an index box that shows (the box's own centre when none does)."""
+    x0, y0 = np.floor(quad.min(0)).astype(int)
+    x1, y1 = np.ceil(quad.max(0)).astype(int) + 1
+    H, W = ids.shape
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(mask, np.round((quad - [x0, y0]) * 16).astype(np.int32), 1, shift=4)
+    cx0, cy0, cx1, cy1 = max(x0, 0), max(y0, 0), min(x1, W), min(y1, H)
+    if cx1 > cx0 and cy1 > cy0:
+        sub = mask[cy0 - y0:cy1 - y0, cx0 - x0:cx1 - x0].astype(bool) & (ids[cy0:cy1, cx0:cx1] == slot)
+        ys, xs = np.nonzero(sub)
+        if len(xs):
+            return [round(float(xs.mean()) + cx0 + 0.5, 2), round(float(ys.mean()) + cy0 + 0.5, 2)]
+    return quad.mean(0).round(2).tolist()
 
 
 def _draw_pad(img: np.ndarray, item: dict, hom: np.ndarray, ppm: float) -> None:

@@ -16,6 +16,8 @@ session 16: the hand reader's settled share on an enrolled printing +5 to +11 ha
 without them), and a new schedule starts from those weights at --lr
 (default 5e-4 then); a rerun resumes it, so a fine-tune interrupted by a power cut goes on. Checkpoints (<work>/det.pt,
 <work>/cls.pt) are written every `--ckpt-every` steps and at the end; a rerun resumes from them. Then `python -m models.export` writes the release folder.
+`--stage sliver` trains the detector's sliver channel (every index that shows at all) on whole trick piles,
+into <work>/sliver.pt (README, "Session 18": trained, not kept).
 """
 from __future__ import annotations
 
@@ -44,8 +46,11 @@ PROGRESS_NAME = "progress.json"    # in --work: the run's state, shown on the ta
 
 # ---------------------------------------------------------------- detector targets
 
-def det_targets(labels: np.ndarray, ox: int, oy: int, size: int) -> tuple[np.ndarray, ...]:
-    """Heat (S, S), weight (S, S), regression (5, S, S), reg mask (S, S) for a crop at (ox, oy), S = size/4."""
+def det_targets(labels: np.ndarray, ox: int, oy: int, size: int, hard: float = HARD_VISIBLE,
+                least: float = MIN_VISIBLE, seen: bool = False) -> tuple[np.ndarray, ...]:
+    """Heat (S, S), weight (S, S), regression (5, S, S), reg mask (S, S) for a crop at (ox, oy), S = size/4.
+    An index at least `least` visible is a peak; one between `hard` and `least` is neither rewarded nor punished.
+    seen: the heat peaks at the centre of the part of the index that shows (sets made with it), not the box's."""
     s = size // STRIDE
     heat = np.zeros((s, s), np.float32)
     weight = np.ones((s, s), np.float32)
@@ -53,17 +58,21 @@ def det_targets(labels: np.ndarray, ox: int, oy: int, size: int) -> tuple[np.nda
     rmask = np.zeros((s, s), np.float32)
     gy, gx = np.mgrid[0:s, 0:s].astype(np.float32)
     dist = np.full((s, s), np.inf, np.float32)
-    for cx, cy, ux, uy, h, vis in labels:
-        if vis < HARD_VISIBLE:
+    boost: list[tuple[int, int]] = []      # the peaks of indices that show only a sliver: rare, weighed more
+    for row in labels:
+        cx, cy, ux, uy, h, vis = row[:6]
+        if vis < hard:
             continue
+        if seen and len(row) >= 8:
+            cx, cy = row[6], row[7]
         px, py = (cx - ox) / STRIDE - 0.5, (cy - oy) / STRIDE - 0.5    # cell-centre coordinates
         if not (-3 <= px < s + 3 and -3 <= py < s + 3):
             continue
-        if vis < MIN_VISIBLE:   # may or may not be read: neither reward nor punish
+        if vis < least:   # may or may not be read: neither reward nor punish
             r = 2
             weight[max(0, int(py) - r):int(py) + r + 1, max(0, int(px) - r):int(px) + r + 1] = 0
             continue
-        w = h * INDEX_ASPECT
+        w = h * INDEX_ASPECT * (min(1.0, float(vis)) if seen else 1.0)
         sa, sb = max(0.8, 0.12 * h / STRIDE), max(0.7, 0.3 * w / STRIDE)
         dx, dy = gx - px, gy - py
         a, b = dx * ux + dy * uy, -dx * uy + dy * ux
@@ -71,6 +80,8 @@ def det_targets(labels: np.ndarray, ox: int, oy: int, size: int) -> tuple[np.nda
         ix, iy = round(float(px)), round(float(py))
         if 0 <= ix < s and 0 <= iy < s:
             heat[iy, ix] = 1.0
+            if seen and vis < MIN_VISIBLE:
+                boost.append((iy, ix))
         # Regress from the 3x3 cells round the centre too: at inference the peak may land one cell off.
         for jy in range(iy - 1, iy + 2):
             for jx in range(ix - 1, ix + 2):
@@ -80,20 +91,36 @@ def det_targets(labels: np.ndarray, ox: int, oy: int, size: int) -> tuple[np.nda
                         dist[jy, jx] = d
                         reg[:, jy, jx] = (px - jx, py - jy, ux, uy, math.log(h / 32))
                         rmask[jy, jx] = 1.0 if (jx, jy) == (ix, iy) else 0.5
+    for iy, ix in boost:
+        weight[iy, ix] = SLIVER_BOOST
     return heat, weight, reg, rmask
 
 
-def det_batch(data, rng: np.random.Generator, bs: int, size: int):
-    xs, hs, ws, rs, ms = [], [], [], [], []
+def det_batch(data, rng: np.random.Generator, bs: int, size: int, focus: tuple[float, float] | None = None,
+              sliver: dict | None = None):
+    """focus: (lo, hi), half the crops centred on an index that shows between lo and hi of itself (rare ones).
+    sliver: `det_targets` options of a second heat and weight, returned after the first targets."""
+    xs, hs, ws, rs, ms, hs2, ws2 = [], [], [], [], [], [], []
     n = len(data["jpg"])
+    rare = None
+    if focus is not None:
+        rare = data.setdefault("_rare", [i for i, labs in enumerate(data["labels"])
+                                         if ((labs[:, 5] >= focus[0]) & (labs[:, 5] < focus[1])).any()])
     for _ in range(bs):
-        i = int(rng.integers(n))
+        aim = bool(rare) and rng.random() < 0.5
+        i = int(rare[rng.integers(len(rare))]) if aim else int(rng.integers(n))
         img = cv2.imdecode(data["jpg"][i], cv2.IMREAD_COLOR)
         labs = data["labels"][i]
         H, W = img.shape[:2]
-        if len(labs) and rng.random() < 0.85:
-            cx, cy = labs[rng.integers(len(labs)), :2]
-            ox, oy = int(cx - rng.uniform(0.15, 0.85) * size), int(cy - rng.uniform(0.15, 0.85) * size)
+        if aim:
+            pick = np.nonzero((labs[:, 5] >= focus[0]) & (labs[:, 5] < focus[1]))[0]
+            centre = labs[rng.choice(pick), :2]
+        elif len(labs) and rng.random() < 0.85:
+            centre = labs[rng.integers(len(labs)), :2]
+        else:
+            centre = None
+        if centre is not None:
+            ox, oy = int(centre[0] - rng.uniform(0.15, 0.85) * size), int(centre[1] - rng.uniform(0.15, 0.85) * size)
         else:
             ox, oy = int(rng.integers(-32, max(W - size, 0) + 32)), int(rng.integers(-32, max(H - size, 0) + 32))
         ox, oy = ox // STRIDE * STRIDE, oy // STRIDE * STRIDE
@@ -104,19 +131,27 @@ def det_batch(data, rng: np.random.Generator, bs: int, size: int):
         crop = np.clip(crop.astype(np.float32) * rng.uniform(0.8, 1.2) + rng.uniform(-20, 20), 0, 255)
         heat, weight, reg, rmask = det_targets(labs, ox, oy, size)
         xs.append(crop.transpose(2, 0, 1)); hs.append(heat); ws.append(weight); rs.append(reg); ms.append(rmask)
+        if sliver is not None:
+            heat2, weight2, _, _ = det_targets(labs, ox, oy, size, **sliver)
+            hs2.append(heat2); ws2.append(weight2)
     t = lambda a: torch.from_numpy(np.stack(a))
-    return t(xs), t(hs), t(ws), t(rs), t(ms)
+    return (t(xs), t(hs), t(ws), t(rs), t(ms)) + ((t(hs2), t(ws2)) if sliver is not None else ())
+
+
+def focal(logit: torch.Tensor, heat, weight) -> tuple[torch.Tensor, torch.Tensor]:
+    """CenterNet focal loss of one heat channel, and the number of peaks it was divided by."""
+    p = torch.sigmoid(logit).clamp(1e-4, 1 - 1e-4)
+    pos = (heat >= 1.0).float()
+    neg = (1 - pos) * weight
+    n_pos = pos.sum().clamp(min=1)
+    lpos = -(torch.log(p) * (1 - p) ** 2 * pos * weight.clamp(min=1)).sum()   # a weight over 1: a rare peak
+    lneg = -(torch.log(1 - p) * p ** 2 * (1 - heat) ** 4 * neg).sum()
+    return (lpos + lneg) / n_pos, n_pos
 
 
 def det_loss(out: torch.Tensor, heat, weight, reg, rmask) -> tuple[torch.Tensor, dict]:
     """CenterNet focal loss on the heat, L1 on offset / direction / log height at the centre cells."""
-    p = torch.sigmoid(out[:, 0]).clamp(1e-4, 1 - 1e-4)
-    pos = (heat >= 1.0).float()
-    neg = (1 - pos) * weight
-    n_pos = pos.sum().clamp(min=1)
-    lpos = -(torch.log(p) * (1 - p) ** 2 * pos).sum()
-    lneg = -(torch.log(1 - p) * p ** 2 * (1 - heat) ** 4 * neg).sum()
-    lh = (lpos + lneg) / n_pos
+    lh, n_pos = focal(out[:, 0], heat, weight)
     m = rmask.unsqueeze(1)
     lr = (F.l1_loss(out[:, 1:6] * m, reg * m, reduction="sum")) / n_pos
     return lh + lr, {"heat": float(lh.detach()), "reg": float(lr.detach())}
@@ -164,6 +199,77 @@ def train_det(work: Path, steps: int, bs: int, size: int, seed: int, ckpt_every:
     torch.save({"model": net.state_dict(), "opt": opt.state_dict(), "step": next_step,
                 "minutes": spent + (time.time() - t0) / 60}, ck)
     print(f"\ndetector: {next_step - start} steps in {(time.time() - t0) / 60:.1f} min", flush=True)
+
+
+# ---------------------------------------------------------------- sliver branch
+
+SLIVER_BOOST = 8.0       # a sliver's peak weighs this many read indices' in the loss (about 1 index in 100)
+SLIVER_VISIBLE = 0.06    # the sliver channel's peaks: every index showing this much (a covered card's strip)
+SLIVER_HARD = 0.02       # below: nothing shows (a negative); between: neither rewarded nor punished
+
+
+def train_sliver(work: Path, steps: int, bs: int, size: int, seed: int, ckpt_every: int, lr: float,
+                 minutes: float = 1e9, whole: bool = False) -> None:
+    """Train the detector's sliver channel on <work>/det*.npz (whole trick piles). The branch alone, the rest of
+    the detector frozen as the release has it, so its six channels and every read stay as they were; or, whole,
+    the detector with it (its six channels kept on their own targets, at a quarter of the learning rate)."""
+    sets = [np.load(f, allow_pickle=True) for f in sorted(work.glob("det*.npz")) if ".tmp." not in f.name]
+    data = {k: np.concatenate([d[k] for d in sets]) for k in ("jpg", "labels")}
+    torch.manual_seed(seed)
+    base = work / "det.pt" if (work / "det.pt").exists() else CHECKPOINTS / "det.pt"
+    net = IndexDetector(sliver=True)
+    net.load_state_dict(torch.load(base, weights_only=False)["model"], strict=False)
+    branch = list(net.sliver.parameters())
+    rest = [p for n, p in net.named_parameters() if not n.startswith("sliver.")]
+    for p in rest:
+        p.requires_grad_(whole)
+    groups = [{"params": branch, "scale": 1.0}] + ([{"params": rest, "scale": 0.25}] if whole else [])
+    opt = torch.optim.AdamW(groups, lr=lr, weight_decay=1e-4)
+    start, ck, spent = 0, work / "sliver.pt", 0.0
+    part = net if whole else net.sliver
+    if ck.exists():
+        state = torch.load(ck, weights_only=False)
+        part.load_state_dict(state["model"]); opt.load_state_dict(state["opt"])
+        start, spent = state["step"], state.get("minutes", 0.0)
+        print(f"resumed sliver training at step {start}")
+    rng = np.random.default_rng(seed + 7 + start)
+    t0, avg = time.time(), None
+    net.train(whole)
+    net.sliver.train()
+    step = next_step = start
+    sliver_targets = {"hard": SLIVER_HARD, "least": SLIVER_VISIBLE, "seen": True}
+
+    def save(n: int) -> None:
+        tmp = ck.with_suffix(".tmp")
+        torch.save({"model": part.state_dict(), "opt": opt.state_dict(), "step": n, "whole": whole,
+                    "minutes": spent + (time.time() - t0) / 60, "base": str(base)}, tmp)
+        tmp.replace(ck)
+
+    for step in range(start, steps):
+        done = max(step / steps, (spent + (time.time() - t0) / 60) / minutes)
+        if done >= 1:
+            break
+        for g in opt.param_groups:
+            g["lr"] = g["scale"] * lr * 0.5 * (1 + math.cos(math.pi * done)) * min(1.0, (step + 1) / 50)
+        batch = det_batch(data, rng, bs, size, focus=(SLIVER_VISIBLE, MIN_VISIBLE), sliver=sliver_targets)
+        x, heat, weight = batch[0], batch[5], batch[6]
+        if whole:
+            out = net(x)
+            loss = focal(out[:, 6], heat, weight)[0] + det_loss(out[:, :6], *batch[1:5])[0]
+        else:
+            with torch.no_grad():
+                y4 = net.fused(x)
+                index_heat = net.head(net.m4(y4))[:, 0]
+            loss = focal(index_heat + net.sliver(y4)[:, 0], heat, weight)[0]
+        opt.zero_grad(); loss.backward(); opt.step()
+        next_step = step + 1
+        avg = loss.item() if avg is None else 0.98 * avg + 0.02 * loss.item()
+        if (step + 1) % 10 == 0 or step + 1 == steps:
+            progress(step - start, steps - start, t0, f"sliver loss {avg:.3f}")
+        if (step + 1) % ckpt_every == 0:
+            save(step + 1)
+    save(next_step)
+    print(f"\nsliver training: {next_step - start} steps in {(time.time() - t0) / 60:.1f} min", flush=True)
 
 
 # ---------------------------------------------------------------- classifier
@@ -294,7 +400,9 @@ def prepare_finetune(args: argparse.Namespace) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--stage", choices=["det", "cls", "all"], default="all")
+    ap.add_argument("--stage", choices=["det", "cls", "all", "sliver"], default="all",
+                    help="sliver: the detector's sliver branch alone (every index that shows at all), on the "
+                         "release's frozen detector; give it whole trick piles (`models.dataset det --trick-piles 1`)")
     ap.add_argument("--work", type=Path, default=WORK, help="data sets and checkpoints")
     ap.add_argument("--faces", type=Path, default=FACES_DIR)
     ap.add_argument("--deck", type=Path, default=None)
@@ -303,6 +411,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--det-steps", type=int, default=2500)
     ap.add_argument("--det-batch", type=int, default=12)
     ap.add_argument("--det-size", type=int, default=320)
+    ap.add_argument("--sliver-whole", action="store_true",
+                    help="--stage sliver: train the whole detector with the sliver branch (its six channels move)")
     ap.add_argument("--cls-epochs", type=int, default=6)
     ap.add_argument("--cls-batch", type=int, default=128)
     ap.add_argument("--ckpt-every", type=int, default=50)
@@ -358,6 +468,9 @@ def _run(args: argparse.Namespace) -> None:
     if args.stage in ("cls", "all"):
         train_cls(args.work, args.cls_epochs, args.cls_batch, args.seed, args.lr, args.cls_minutes, args.cls_geometry,
                   args.restart)
+    if args.stage == "sliver":
+        train_sliver(args.work, args.det_steps, args.det_batch, args.det_size, args.seed, args.ckpt_every, args.lr,
+                     args.det_minutes, args.sliver_whole)
     if args.stage in ("det", "all"):
         train_det(args.work, args.det_steps, args.det_batch, args.det_size, args.seed, args.ckpt_every, args.lr,
                   args.det_minutes, args.restart)

@@ -27,6 +27,18 @@ def index_quad(center: np.ndarray, up: np.ndarray, height: np.ndarray) -> np.nda
     return np.stack([center + hu - hr, center + hu + hr, center - hu + hr, center - hu - hr], 1).astype(np.float32)
 
 
+# The turned bottom-right index from the top-left one, in index heights (deck.json: 60 x 112 mm card, index
+# box 1.8-12.2 x 2.5-47.0 mm): 46 mm to the right and 62.5 mm down the card.
+OTHER_INDEX = (46.0 / 44.5, 62.5 / 44.5)
+
+
+def other_index(center, up, height: float) -> np.ndarray:
+    """Centre of the same card's other index (top-left <-> turned bottom-right), px."""
+    u = np.asarray(up, np.float64)
+    right = np.array([-u[1], u[0]])
+    return np.asarray(center, np.float64) + height * (OTHER_INDEX[0] * right - OTHER_INDEX[1] * u)
+
+
 def index_offset(point: np.ndarray, center: np.ndarray, up: np.ndarray, height: float) -> tuple[float, float]:
     """Where a point lies from an index's centre, in the index's own frame: (along its up vector in index
     heights, across it in index widths), both unsigned."""

@@ -25,7 +25,7 @@ import numpy as np
 
 from scoring.deck import card as deck_card
 from scoring.game import Game
-from vision.geometry import INDEX_ASPECT, index_quad
+from vision.geometry import INDEX_ASPECT, index_quad, other_index
 from vision.image import check_array
 from vision.recogniser import NOT_A_CARD, Recogniser, one_card_span
 
@@ -75,6 +75,10 @@ class HandSettings:
     check_solves: int = 3000        # ... weighing at most this many other readings in all, and one no answer
     #                                 narrows is dropped (counted, not timed: the same questions on any machine)
     check_s: float = 2.0            # ... and a cap on the time that takes (a safety net)
+    sliver_card: float = 0.6        # a peak of the detector's sliver channel this strong (a release with it) ...
+    sliver_match: float = 0.5       # ... that no read explains (`PileRead.hidden`: its nearest peak this close)
+    sliver_apart: float = 0.12      # ... and this many index heights from a stronger such peak is a card no read
+    #                                 shows: the lost cards are placed so that each pile holds that many at least
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +124,7 @@ class PileRead:
     gaps: list[Gap] = field(default_factory=list)
     tight: list[tuple[float, float]] = field(default_factory=list)   # centres of stretches with small steps
     ms: float = 0.0
+    slivers: list[tuple[float, float, float]] = field(default_factory=list)   # sliver channel peaks: x, y, heat
 
     def to_json(self) -> dict:
         return {"size": list(self.size), "ms": round(self.ms, 1),
@@ -128,7 +133,7 @@ class PileRead:
                                "heat": round(s.heat, 3), "relook": s.relook} for s in self.sightings],
                 "gaps": [{"centre": _r(g.centre), "up": _r(g.up, 4), "height": round(g.height, 1),
                           "chance": round(g.chance, 3)} for g in self.gaps],
-                "tight": [_r(t) for t in self.tight]}
+                "tight": [_r(t) for t in self.tight], "slivers": [_r(t, 3) for t in self.slivers]}
 
     def split(self, side_of) -> dict[str, PileRead]:
         """One photo of both piles as two: side_of(centre) names the side ("declarer", "defenders") or None."""
@@ -138,6 +143,10 @@ class PileRead:
                 side = side_of(x.centre)
                 if side in out:
                     getattr(out[side], group).append(x)
+        for x in self.slivers:
+            side = side_of(x[:2])
+            if side in out:
+                out[side].slivers.append(x)
         return out
 
     def split_by_gap(self, min_gap: float = 1.0) -> dict[str, PileRead] | None:
@@ -163,7 +172,37 @@ class PileRead:
         gaps = [Gap(tuple(g["centre"]), tuple(g["up"]), float(g["height"]), float(g["chance"]))
                 for g in data.get("gaps", [])]
         return cls(tuple(data["size"]), sightings, gaps, [tuple(t) for t in data.get("tight", [])],
-                   float(data.get("ms", 0.0)))
+                   float(data.get("ms", 0.0)), [tuple(map(float, t)) for t in data.get("slivers", [])])
+
+    def hidden(self, st: HandSettings) -> list[tuple[float, float, float]]:
+        """Sliver peaks no read explains: cards of this pile whose index shows too little to be read. Each read
+        and each read's other index (top-left <-> turned bottom-right) explains its nearest peak within
+        `sliver_match` index heights, the nearest pairs first, one peak each (a partly covered read sits off its
+        index's centre, and a hidden card's peak may lie closer to a read than that read's own); a peak left
+        over that is `sliver_card` strong and `sliver_apart` index heights from a stronger one is a card."""
+        if not self.slivers or not self.sightings:
+            return []
+        h = float(np.median([s.height for s in self.sightings]))
+        peaks = np.array(self.slivers, np.float64).reshape(-1, 3)
+        marks = np.array([s.centre for s in self.sightings]
+                         + [other_index(s.centre, s.up, s.height) for s in self.sightings], np.float64)
+        d = np.hypot(*(marks[:, None, :] - peaks[None, :, :2]).transpose(2, 0, 1)) / h
+        taken_mark, taken_peak = set(), set()
+        for m, k in zip(*np.unravel_index(np.argsort(d, axis=None), d.shape)):
+            if d[m, k] > st.sliver_match:
+                break
+            if m in taken_mark or k in taken_peak:
+                continue
+            taken_mark.add(m); taken_peak.add(k)
+        out: list[tuple[float, float, float]] = []
+        for k in np.argsort(-peaks[:, 2], kind="stable"):
+            x, y, heat = (float(v) for v in peaks[k])
+            if heat < st.sliver_card:
+                break
+            if k in taken_peak or any(math.dist((x, y), o[:2]) < st.sliver_apart * h for o in out):
+                continue
+            out.append((x, y, heat))
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,7 +311,8 @@ class HandReader:
         check_array(image)
         t0 = time.perf_counter()
         st = self.settings
-        (centres, ups, heights, heat), weaker = self.pile_rec.peaks(image, st.pile_heat, st.faint_heat)
+        slivers: list = []
+        (centres, ups, heights, heat), weaker = self.pile_rec.peaks(image, st.pile_heat, st.faint_heat, slivers)
         deck = [c.id for c in game.deck]
         probs, pips = self._probabilities(image, game, centres, ups, heights)
         reads = [_sighting(centres[i], ups[i], heights[i], probs[i], heat[i], st, pips[i], deck)
@@ -291,7 +331,8 @@ class HandReader:
             else:
                 found.append(s)
         h, w = image.shape[:2]
-        return PileRead((w, h), reads + found, open_gaps, tight, (time.perf_counter() - t0) * 1000)
+        sl = [(float(x), float(y), float(v)) for part in slivers for (x, y), v in zip(*part)]
+        return PileRead((w, h), reads + found, open_gaps, tight, (time.perf_counter() - t0) * 1000, sl)
 
     def _faint(self, image, game: Game, weaker, reads: list[Sighting]) -> list[Sighting]:
         """Faint or suppressed detector peaks that read plainly as a card no read beside them shows: a partly
@@ -682,6 +723,8 @@ class _Decoder:
         self.reads = [_Read(side, k, s, {}) for side in SIDES if side in piles
                       for k, s in enumerate(piles[side].sightings)]
         self.placed = {a.card: a.side for a in self.answers if a.kind == "which_pile"}
+        # cards a pile shows only as slivers: its lost cards are at least that many
+        self.least = {side: len(piles[side].hidden(st)) for side in SIDES if side in piles}
         self._fact_cache: dict = {}
         self._placed_facts: dict = {}   # (the world's piles, a placement of the lost cards) -> facts
         self._group_cache: dict = {}    # a group's solves, shared with the copies told one more answer
@@ -890,7 +933,7 @@ class _Decoder:
         """Every way to put the cards no read shows into piles (each answer or 'the rest' fixes one)."""
         open_, fixed = self._loose(world)
         allowed = self._allowed_sizes()
-        counted = allowed is not None and len(open_) <= 6     # `_counted`, without finding the cards again
+        counted = (allowed is not None or any(self.least.values())) and len(open_) <= 6   # `_counted`, at once
         if len(open_) > 6:   # so many lost cards: the questions are asked anyway; try the likeliest few
             fixed.update({c: SIDES[b % 2] for b, c in enumerate(open_[6:])})
             open_ = open_[:6]
@@ -900,10 +943,15 @@ class _Decoder:
             for b, c in enumerate(open_):
                 p[c] = SIDES[(bits >> b) & 1]
             out.append(p)
-        if counted:
+        if counted and allowed is not None:
             # The Declarer's pile holds whole tricks plus the contract's Talon cards: the other counts cannot be.
             # A count the players gave narrows it to one.
             out = self._fitting(world, out, allowed) or out
+        if counted and any(self.least.values()):
+            # A pile showing slivers where no read is holds at least that many of the lost cards (not trusted
+            # where no placement the count allows has them).
+            out = [p for p in out if all(sum(1 for s in p.values() if s == side) >= n
+                                         for side, n in self.least.items())] or out
         return out
 
     def _fitting(self, world: dict[int, str], placements: list[dict[str, str]], allowed: frozenset[int]
@@ -936,7 +984,7 @@ class _Decoder:
     def _counted(self, world: dict[int, str]) -> bool:
         """Whether the count of whole tricks narrows where the lost cards lie: told, and few enough lost that
         every way to place them is tried."""
-        return self._allowed_sizes() is not None and len(self._loose(world)[0]) <= 6
+        return (self._allowed_sizes() is not None or any(self.least.values())) and len(self._loose(world)[0]) <= 6
 
     # -- the decision
 

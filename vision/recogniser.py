@@ -69,6 +69,7 @@ class Settings:
     det_fraction: float = 0.5       # in between half the photo's long side, so small cards in big photos
     #                                 stay near the sizes the detector was trained on
     heat_threshold: float = 0.25    # low on purpose: the classifier rejects what is not an index
+    sliver_heat: float = 0.3        # the sliver channel's peaks kept (a detector with that channel only)
     confident: float = 0.90         # below this a card is flagged for the players to confirm
     min_confidence: float = 0.3     # below this a read is dropped as "not a card"; between this and `confident`
     #                                 it is shown flagged (synth5, 0.4 -> 0.3: recall +0.3, precision -0.2 points)
@@ -210,10 +211,13 @@ class Recogniser:
         again closer, so small cards in big photos get as many detector pixels as big ones."""
         return self.peaks(image, threshold)[0]
 
-    def peaks(self, image: np.ndarray, threshold: float | None = None, low: float | None = None):
+    def peaks(self, image: np.ndarray, threshold: float | None = None, low: float | None = None,
+              slivers: list | None = None):
         """`detect`'s candidates, and the weaker ones: every other peak of the same looks down to heat `low`,
         unsuppressed (a partly covered index next to a found one often peaks only faintly, or inside the found
-        one's box). Returns (found, weaker), each (centres, ups, heights, heat); weaker is empty without low."""
+        one's box). Returns (found, weaker), each (centres, ups, heights, heat); weaker is empty without low.
+        slivers: a list that gets the sliver channel's peaks of the same looks, (centres (N, 2), heat (N,)),
+        where the detector has that channel (every index that shows at all, readable or not)."""
         empty = (np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0), np.zeros(0))
         h, w = image.shape[:2]
         st = self.settings
@@ -221,7 +225,8 @@ class Recogniser:
         look_floor = floor if low is None else min(floor, low)
         long_side = min(st.det_max_long, max(st.det_long, round(max(h, w) * st.det_fraction)))
         scale = min(1.0, long_side / max(h, w))
-        found = self.look(image, scale, (0, 0, w, h), look_floor)
+        looks: list = []
+        found = self.look(image, scale, (0, 0, w, h), look_floor, looks)
         strong = found[3] >= 0.5
         if strong.sum() >= 2:
             typical = float(np.median(found[2][strong]))
@@ -231,13 +236,15 @@ class Recogniser:
                 area = (roi[2] - roi[0]) * (roi[3] - roi[1])
                 closer = min(closer, math.sqrt(st.zoom_max_pixels / area))
                 if closer > 1.15 * scale:
-                    near = self.look(image, closer, roi, look_floor)
-                    x0, y0, x1, y1 = roi
-                    c = found[0]
-                    outside = (c[:, 0] < x0) | (c[:, 0] >= x1) | (c[:, 1] < y0) | (c[:, 1] >= y1)
-                    found = tuple(np.concatenate([a[outside], b]) for a, b in zip(found, near))
+                    near = self.look(image, closer, roi, look_floor, looks)
+                    found = tuple(np.concatenate([a[_outside(found[0], roi)], b]) for a, b in zip(found, near))
+                    if looks:
+                        looks[0] = tuple(a[_outside(looks[0][0], roi)] for a in looks[0])
             elif typical * scale > st.large_index_px:   # big cards: step back and look at the whole photo
-                found = self.look(image, st.far_index_px / typical, (0, 0, w, h), look_floor)
+                looks.clear()
+                found = self.look(image, st.far_index_px / typical, (0, 0, w, h), look_floor, looks)
+        if slivers is not None and looks:
+            slivers.append(tuple(np.concatenate(a) for a in zip(*looks)))
         order = np.argsort(-found[3], kind="stable")
         centres, ups, heights, score = (a[order] for a in found)
         above = np.nonzero(score >= floor)[0]
@@ -247,9 +254,10 @@ class Recogniser:
         return (centres[keep], ups[keep], heights[keep], score[keep]), weaker
 
     def look(self, image: np.ndarray, scale: float, roi: tuple[int, int, int, int],
-             threshold: float | None = None):
+             threshold: float | None = None, slivers: list | None = None):
         """Run the detector on image[roi] shrunk by scale; candidates in full-resolution px, unsuppressed.
-        threshold: the heat a peak needs (default: the settings')."""
+        threshold: the heat a peak needs (default: the settings'). slivers: gets the sliver channel's peaks
+        (centres, heat) down to the settings' `sliver_heat`, where the detector has that channel."""
         x0, y0, x1, y1 = roi
         part = image[y0:y1, x0:x1]
         h, w = part.shape[:2]
@@ -268,6 +276,12 @@ class Recogniser:
         ys, xs, score = ys[keep], xs[keep], score[keep]
         dx, dy, c, s, logh = (out[k, ys, xs] for k in range(1, 6))
         sx, sy = w / dw if scale < 1 else 1.0, h / dh if scale < 1 else 1.0
+        if slivers is not None and out.shape[0] > 6:
+            sheat = 1 / (1 + np.exp(-out[6, :-(-dh // 4), :-(-dw // 4)]))
+            sy_, sx_ = np.nonzero((sheat >= self.settings.sliver_heat)
+                                  & (sheat >= cv2.dilate(sheat, np.ones((3, 3), np.uint8))))
+            slivers.append((np.stack([(sx_ + 0.5) * 4 * sx + x0, (sy_ + 0.5) * 4 * sy + y0], 1).reshape(-1, 2),
+                            sheat[sy_, sx_]))
         centres = np.stack([(xs + 0.5 + dx) * 4 * sx + x0, (ys + 0.5 + dy) * 4 * sy + y0], 1)
         norm = np.maximum(np.hypot(c, s), 1e-6)
         ups = np.stack([c / norm, s / norm], 1)
@@ -380,6 +394,11 @@ class _HeapTrim:
 
 
 _give_back_memory = _HeapTrim()
+
+
+def _outside(centres: np.ndarray, roi: tuple[int, int, int, int]) -> np.ndarray:
+    x0, y0, x1, y1 = roi
+    return (centres[:, 0] < x0) | (centres[:, 0] >= x1) | (centres[:, 1] < y0) | (centres[:, 1] >= y1)
 
 
 def _region(centres: np.ndarray, pad: float, w: int, h: int) -> tuple[int, int, int, int]:

@@ -29,6 +29,31 @@ def test_generate_train_export_load(tmp_path):
     rec = Recogniser.load(out)
     assert len(rec.labels) == 55
     rec.recognise(np.full((300, 400, 3), 90, np.uint8))      # an untrained model runs, whatever it reads
+    assert "sliver_channel" not in manifest
+    # the sliver branch alone, on the frozen detector: its six channels stay as they were
+    assert train.main(["--work", str(work), "--stage", "sliver", "--det-steps", "1", "--det-batch", "2",
+                       "--det-size", "128", "--threads", "1"]) == 0
+    assert export.main(["--work", str(work), "--out", str(tmp_path / "sliver")]) == 0
+    assert json.loads((tmp_path / "sliver" / "model.json").read_text())["sliver_channel"] == 6
+    photo = np.full((256, 384, 3), 90, np.uint8)
+    a = rec.detector.run(photo.transpose(2, 0, 1)[None].astype(np.float32))[0]
+    b = Recogniser.load(tmp_path / "sliver").detector.run(photo.transpose(2, 0, 1)[None].astype(np.float32))[0]
+    assert a.shape[0] == 6 and b.shape[0] == 7
+    np.testing.assert_allclose(a, b[:6], atol=1e-5)
+
+
+def test_sliver_targets_peak_where_the_index_shows():
+    from models.train import SLIVER_BOOST, SLIVER_HARD, SLIVER_VISIBLE, det_targets
+
+    # cx, cy, ux, uy, height, visible, seen cx, seen cy: a read index, a sliver, one covered whole
+    labels = np.array([[42, 42, 0, -1, 60, 1.0, 42, 42], [102, 42, 0, -1, 60, 0.1, 102, 22],
+                       [42, 102, 0, -1, 60, 0.0, 42, 102]], np.float32)
+    heat, weight, _, _ = det_targets(labels, 0, 0, 128, hard=SLIVER_HARD, least=SLIVER_VISIBLE, seen=True)
+    peaks = sorted(zip(*np.nonzero(heat >= 1.0)))
+    assert peaks == [(5, 25), (10, 10)]          # (row, col) cells: the sliver's seen centre, and the read one
+    plain, _, _, _ = det_targets(labels, 0, 0, 128)
+    assert sorted(zip(*np.nonzero(plain >= 1.0))) == [(10, 10)]   # the index heat: read indices only
+    assert weight.min() == 1.0 and weight[5, 25] == SLIVER_BOOST and weight[10, 10] == 1.0   # the rare peak counts more
 
 
 def test_generator_labels_the_index_of_each_face_up_card():
