@@ -133,3 +133,15 @@ def test_the_recogniser_gives_the_sliver_channels_peaks():
     # the hand reader keeps them with the pile read
     pile = HandReader(rec).read_pile(np.zeros((400, 600, 3), np.uint8), SLOVENIAN)
     assert sorted(round(x) for x, _, _ in pile.slivers) == [162, 282]
+
+
+def test_the_sliver_benchmark_counts_cards_found_and_false_peaks():
+    from models.slivers import score
+
+    reads = [seen("T21", 0.0), seen("T20", 60.0)]
+    labels = [("T21", [0.0, 100.0], 1.0), ("T20", [60.0, 100.0], 1.0), ("T19", [120.0, 100.0], 0.2),
+              ("T18", [400.0, 400.0], 0.0)]
+    slivers = [(0.0, 100.0, 0.9), (60.0, 100.0, 0.9),      # the reads' own
+               (122.0, 101.0, 0.9),                          # the T19, which no read takes: found
+               (300.0, 100.0, 0.9)]                          # nothing there: false
+    assert score(PileRead((2028, 1520), reads, slivers=slivers), labels, ST) == (1, 1, 2)
