@@ -1,9 +1,9 @@
 """The two networks (torch). Both take float32 BGR 0..255 and normalise inside, so the runtime only resizes.
 
 IndexDetector: (N, 3, H, W), H and W multiples of 32 -> (N, 6, H/4, W/4): index-centre heat logit, sub-cell
-offset (dx, dy), up direction (cos, sin), log(index height / 32 px). With `sliver`, a seventh channel: the heat
-logit of every index centre that shows at all (a sliver of a covered card counts), so the hand reader can count
-the cards of a pile whose indices it cannot read.
+offset (dx, dy), up direction (cos, sin), log(index height / 32 px). With `sliver`, a seventh channel: a heat
+logit peaking on every index that shows at all, at the centre of the part that shows (a sliver of a covered
+card counts), so the hand reader could count the cards of a pile whose indices it cannot read.
 IndexClassifier: (N, 3, 128, 32) upright index crops -> (N, 55 + 5): card logits (54 = not a card), pips logits 0..4.
 """
 from __future__ import annotations
