@@ -373,33 +373,32 @@ def _quad_geometry(q: np.ndarray) -> dict:
             "up": (up / max(height, 1e-6)).round(4).tolist(), "height": round(height, 2)}
 
 
-def _visible(ids: np.ndarray, quad: np.ndarray, slot: int) -> float:
+def _index_pixels(ids: np.ndarray, quad: np.ndarray, slot: int):
+    """An index box's pixels in the photo: (inside the box, inside and showing, x offset, y offset), or None
+    when the box lies off the photo or covers no pixel."""
     x0, y0 = np.floor(quad.min(0)).astype(int)
     x1, y1 = np.ceil(quad.max(0)).astype(int) + 1
     H, W = ids.shape
     mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
     cv2.fillConvexPoly(mask, np.round((quad - [x0, y0]) * 16).astype(np.int32), 1, shift=4)
-    total = int(mask.sum())
     cx0, cy0, cx1, cy1 = max(x0, 0), max(y0, 0), min(x1, W), min(y1, H)
-    if total == 0 or cx1 <= cx0 or cy1 <= cy0:
-        return 0.0
+    if int(mask.sum()) == 0 or cx1 <= cx0 or cy1 <= cy0:
+        return None
     sub = mask[cy0 - y0:cy1 - y0, cx0 - x0:cx1 - x0].astype(bool)
-    return round(float((ids[cy0:cy1, cx0:cx1][sub] == slot).sum()) / total, 3)
+    return mask, sub & (ids[cy0:cy1, cx0:cx1] == slot), cx0, cy0
+
+
+def _visible(ids: np.ndarray, quad: np.ndarray, slot: int) -> float:
+    px = _index_pixels(ids, quad, slot)
+    return 0.0 if px is None else round(float(px[1].sum()) / int(px[0].sum()), 3)
 
 
 def _seen_centre(ids: np.ndarray, quad: np.ndarray, slot: int) -> list[float]:
     """Centre of the part of an index box that shows (the box's own centre when none does)."""
-    x0, y0 = np.floor(quad.min(0)).astype(int)
-    x1, y1 = np.ceil(quad.max(0)).astype(int) + 1
-    H, W = ids.shape
-    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.fillConvexPoly(mask, np.round((quad - [x0, y0]) * 16).astype(np.int32), 1, shift=4)
-    cx0, cy0, cx1, cy1 = max(x0, 0), max(y0, 0), min(x1, W), min(y1, H)
-    if cx1 > cx0 and cy1 > cy0:
-        sub = mask[cy0 - y0:cy1 - y0, cx0 - x0:cx1 - x0].astype(bool) & (ids[cy0:cy1, cx0:cx1] == slot)
-        ys, xs = np.nonzero(sub)
-        if len(xs):
-            return [round(float(xs.mean()) + cx0 + 0.5, 2), round(float(ys.mean()) + cy0 + 0.5, 2)]
+    px = _index_pixels(ids, quad, slot)
+    if px is not None and px[1].any():
+        ys, xs = np.nonzero(px[1])
+        return [round(float(xs.mean()) + px[2] + 0.5, 2), round(float(ys.mean()) + px[3] + 0.5, 2)]
     return quad.mean(0).round(2).tolist()
 
 

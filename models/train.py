@@ -102,10 +102,8 @@ def det_batch(data, rng: np.random.Generator, bs: int, size: int, focus: tuple[f
     sliver: `det_targets` options of a second heat and weight, returned after the first targets."""
     xs, hs, ws, rs, ms, hs2, ws2 = [], [], [], [], [], [], []
     n = len(data["jpg"])
-    rare = None
-    if focus is not None:
-        rare = data.setdefault("_rare", [i for i, labs in enumerate(data["labels"])
-                                         if ((labs[:, 5] >= focus[0]) & (labs[:, 5] < focus[1])).any()])
+    rare = None if focus is None else [i for i, labs in enumerate(data["labels"])
+                                       if ((labs[:, 5] >= focus[0]) & (labs[:, 5] < focus[1])).any()]
     for _ in range(bs):
         aim = bool(rare) and rng.random() < 0.5
         i = int(rare[rng.integers(len(rare))]) if aim else int(rng.integers(n))

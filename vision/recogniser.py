@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from vision.errors import ModelError
-from vision.geometry import crop_indices, index_offset, index_quad
+from vision.geometry import OTHER_INDEX, crop_indices, index_offset, index_quad
 from vision.image import check_array
 from vision.runners import RUNNERS, ModelRunner
 
@@ -24,7 +24,7 @@ NOT_A_CARD = "none"
 # Two indices of one card (top-left and the turned bottom-right one) lie 77.6 mm apart = 1.74 index heights.
 # Second looks at an unsure index: (shift along up, shift across, both in index heights; zoom).
 SECOND_LOOKS = ((0.04, 0.0, 1.0), (-0.04, 0.0, 1.0), (0.0, 0.025, 1.06), (0.0, -0.025, 0.94))
-SAME_CARD_SPAN = math.hypot(60 - 2 * 7.0, 112 - 2 * 24.75) / 44.5
+SAME_CARD_SPAN = math.hypot(*OTHER_INDEX)
 # The span in index heights a pair of turned indices may show and still be one card: the detector measures an
 # index by what is printed, so a printing with a shorter index strip reads shorter heights and a longer span
 # (reference rendering: 1.58-1.82; a held-out printing: 1.84-2.33).
@@ -32,7 +32,7 @@ SAME_CARD_SPANS = (SAME_CARD_SPAN - 0.35, SAME_CARD_SPAN + 0.75)
 # Seen from the top-left index (up its numeral, right across it) the bottom-right one lies down and to the right,
 # 143.6 degrees from up (46 mm across, 62.5 mm down); a printing whose ink fills less of the strip moves both
 # centres to the corners (about 147). An index of a neighbouring card at the span lies off this line.
-SAME_CARD_ANGLE = math.degrees(math.atan2(60 - 2 * 7.0, -(112 - 2 * 24.75)))
+SAME_CARD_ANGLE = math.degrees(math.atan2(OTHER_INDEX[0], -OTHER_INDEX[1]))
 SAME_CARD_ANGLE_TOLERANCE = 15.0
 
 
