@@ -64,23 +64,32 @@ def deal_terms(rng: np.random.Generator, deck_size: int) -> tuple[dict[str, list
     return {"declarer": order[:k], "defenders": order[k:]}, {"players": players, "talon": kept}
 
 
-def hand_photos(seed: int, i: int, deck: Deck, size: tuple[int, int] | None = None
-                ) -> tuple[dict, dict[str, np.ndarray]]:
-    """Hand i: its truth (deck size, both piles, photo sizes) and one rendered photo per side (of `size`,
-    where given, instead of a drawn one)."""
+def hand_scenes(seed: int, i: int, deck: Deck, size: tuple[int, int] | None = None) -> tuple[dict, dict]:
+    """Hand i drawn: its truth (deck size, both piles, photo sizes, how the tricks lie) and one scene per side
+    (of `size`, where given, instead of a drawn one)."""
     rng = np.random.default_rng([seed, i])
     deck_size = 42 if i % 3 == 2 else 54
     piles, terms = deal_terms(rng, deck_size)
-    photos, truth = {}, {"deck": deck_size, "game": GAME_FOR_DECK[deck_size], "piles": piles, "sizes": {},
-                         "tricks": terms}
+    truth = {"deck": deck_size, "game": GAME_FOR_DECK[deck_size], "piles": piles, "sizes": {}, "tricks": terms}
+    scenes = {}
     for side in SIDES:
         drawn = PHOTO_SIZES[rng.integers(len(PHOTO_SIZES))]
-        scene = random_scene(rng, size=size or drawn, cards=[deck.ids.index(c) for c in piles[side]], n_piles=1)
-        img, labels = render(scene, deck, 1.0)
-        photos[side] = img
+        scenes[side] = random_scene(rng, size=size or drawn, cards=[deck.ids.index(c) for c in piles[side]],
+                                    n_piles=1)
         truth["sizes"][side] = list(size or drawn)
+    return truth, scenes
+
+
+def hand_photos(seed: int, i: int, deck: Deck, size: tuple[int, int] | None = None
+                ) -> tuple[dict, dict[str, np.ndarray]]:
+    """Hand i: its truth (`hand_scenes`, and how much of each card's index shows) and one rendered photo per
+    side."""
+    truth, scenes = hand_scenes(seed, i, deck, size)
+    photos = {}
+    for side, scene in scenes.items():
+        photos[side], labels = render(scene, deck, 1.0)
         truth.setdefault("visible", {})[side] = {
-            c: round(max(lab["visible"] for lab in labels if lab["card"] == c), 3) for c in piles[side]}
+            c: round(max(lab["visible"] for lab in labels if lab["card"] == c), 3) for c in truth["piles"][side]}
     return truth, photos
 
 

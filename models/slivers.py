@@ -2,7 +2,7 @@
 
     python -m models.slivers --model /tmp/rel/R --hands 30 --seed 70000 --cache /tmp/hands --heat 0.5,0.6,0.7,0.8
 
-Renders each hand's labels again from its seed (`models.handbench.hand_photos`'s draw), reads each pile photo of
+Renders each hand's labels again from its seed (`models.handbench.hand_scenes`), reads each pile photo of
 the cache (or reuses `<i>-<side>.<release>.pile.json` beside it) and counts, per threshold, the peaks no read
 explains (`PileRead.hidden`) that lie on a card no read takes (found) and the others (false).
 """
@@ -19,22 +19,18 @@ import cv2
 import numpy as np
 
 import scoring
-from models.handbench import GAME_FOR_DECK, SIDES, deal_terms, render_all
-from models.synth import FACES_DIR, PHOTO_SIZES, Deck, random_scene, render
+from models.handbench import SIDES, hand_scenes, render_all
+from models.synth import FACES_DIR, Deck, render
 
 
 def pile_labels(seed: int, i: int, deck: Deck) -> tuple[str, dict[str, list]]:
-    """Hand i's game and, per side, its index labels (card, centre, visible, centre of the part that shows)."""
-    rng = np.random.default_rng([seed, i])
-    deck_size = 42 if i % 3 == 2 else 54
-    piles, _ = deal_terms(rng, deck_size)
+    """Hand i's game and, per side, its index labels (card, centre, visible), from a quarter-size render."""
+    truth, scenes = hand_scenes(seed, i, deck)
     out = {}
-    for side in SIDES:
-        size = PHOTO_SIZES[rng.integers(len(PHOTO_SIZES))]
-        scene = random_scene(rng, size=size, cards=[deck.ids.index(c) for c in piles[side]], n_piles=1)
+    for side, scene in scenes.items():
         _, labels = render(scene, deck, 0.25)
         out[side] = [(lab["card"], [4 * v for v in lab["center"]], lab["visible"]) for lab in labels]
-    return GAME_FOR_DECK[deck_size], out
+    return truth["game"], out
 
 
 def score(pile, labels: list, settings) -> tuple[int, int, int]:
