@@ -2,6 +2,9 @@
 
     python -m models.export --work /tmp/tarokcam-train --tag synth1
     -> models/cards/<date>-<tag>/{detector.onnx, classifier.onnx, labels.txt, model.json, *.sha256, MODEL_CARD.md}
+
+With a covered-card checkpoint (<work>/cover.pt, else models/checkpoints/cover.pt when the detector and the
+classifier are the committed ones too; `models.covered`) the release also gets covered.onnx.
 """
 from __future__ import annotations
 
@@ -18,7 +21,8 @@ import onnxruntime as ort
 import torch
 
 from models.dataset import DET_LONG
-from models.nets import N_PIPS, IndexClassifier, IndexDetector
+from models.nets import N_PIPS, CoverNet, IndexClassifier, IndexDetector
+from vision.geometry import BESIDE_H, BESIDE_W
 from models.synth import FACES_DIR
 from models.train import CHECKPOINTS
 
@@ -77,9 +81,21 @@ def main(argv: list[str] | None = None) -> int:
     # A second shape proves the dynamic axes work.
     errs = [_check(det, out / "detector.onnx", det_in), _check(det, out / "detector.onnx", det_in[:, :, :192, :320].copy()),
             _check(cls, out / "classifier.onnx", cls_in)]
+    # The committed covered-card model goes only with the release's own detector and classifier (it was
+    # measured on their reads, on the reference deck).
+    own = ck["det.pt"] == CHECKPOINTS / "det.pt" and ck["cls.pt"] == CHECKPOINTS / "cls.pt"
+    cover_ck = next((p for p in (args.work / "cover.pt", *((CHECKPOINTS / "cover.pt",) if own else ()))
+                     if p.exists()), None)
+    cover_state = torch.load(cover_ck, weights_only=False) if cover_ck else None
+    if cover_state:
+        cover = CoverNet()
+        cover.load_state_dict(cover_state["model"])
+        cover_in = rng.uniform(0, 255, (5, 3, BESIDE_H, BESIDE_W)).astype(np.float32)
+        _export(cover, torch.from_numpy(cover_in), out / "covered.onnx", {0: "n"})
+        errs.append(_check(cover, out / "covered.onnx", cover_in))
     (out / "labels.txt").write_text("\n".join(ids + ["none"]) + "\n")
     sums = {}
-    for name in ("detector.onnx", "classifier.onnx", "labels.txt"):
+    for name in ("detector.onnx", "classifier.onnx", "labels.txt") + (("covered.onnx",) if cover_state else ()):
         digest = hashlib.sha256((out / name).read_bytes()).hexdigest()
         sums[name] = digest
         (out / f"{name}.sha256").write_text(f"{digest}  {name}\n")
@@ -94,9 +110,14 @@ def main(argv: list[str] | None = None) -> int:
         **({"club_deck": deck.get("name") or args.deck.parent.name}
            if args.deck.resolve() != (FACES_DIR / "deck.json").resolve() else {}),
         **({"sliver_channel": 6} if sliver_state else {}),
+        **({"covered": "covered.onnx",
+            "covered_input": f"(N, 3, {BESIDE_H}, {BESIDE_W}) float32 BGR 0..255, upright crop around an index "
+                             "(vision.geometry.crop_beside)"} if cover_state else {}),
         "training": {"det_steps": det_state.get("step"), "det_minutes": det_state.get("minutes"),
                      **({"sliver_steps": sliver_state.get("step"), "sliver_minutes": sliver_state.get("minutes")}
                         if sliver_state else {}),
+                     **({"cover_steps": cover_state.get("step"), "cover_minutes": cover_state.get("minutes"),
+                         "cover_val": cover_state.get("val")} if cover_state else {}),
                      "cls_epochs": cls_state.get("epoch"), "cls_val_acc": cls_state.get("val_acc"),
                      "cls_val_pips_acc": cls_state.get("val_pips_acc"), "cls_minutes": cls_state.get("minutes")},
     }

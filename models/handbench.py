@@ -64,9 +64,10 @@ def deal_terms(rng: np.random.Generator, deck_size: int) -> tuple[dict[str, list
     return {"declarer": order[:k], "defenders": order[k:]}, {"players": players, "talon": kept}
 
 
-def hand_scenes(seed: int, i: int, deck: Deck, size: tuple[int, int] | None = None) -> tuple[dict, dict]:
+def hand_scenes(seed: int, i: int, deck: Deck, size: tuple[int, int] | None = None, tight: bool = False
+                ) -> tuple[dict, dict]:
     """Hand i drawn: its truth (deck size, both piles, photo sizes, how the tricks lie) and one scene per side
-    (of `size`, where given, instead of a drawn one)."""
+    (of `size`, where given, instead of a drawn one; with `tight`, most spreads pushed together, for training)."""
     rng = np.random.default_rng([seed, i])
     deck_size = 42 if i % 3 == 2 else 54
     piles, terms = deal_terms(rng, deck_size)
@@ -75,7 +76,7 @@ def hand_scenes(seed: int, i: int, deck: Deck, size: tuple[int, int] | None = No
     for side in SIDES:
         drawn = PHOTO_SIZES[rng.integers(len(PHOTO_SIZES))]
         scenes[side] = random_scene(rng, size=size or drawn, cards=[deck.ids.index(c) for c in piles[side]],
-                                    n_piles=1)
+                                    n_piles=1, tight=tight)
         truth["sizes"][side] = list(size or drawn)
     return truth, scenes
 

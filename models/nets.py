@@ -5,6 +5,8 @@ offset (dx, dy), up direction (cos, sin), log(index height / 32 px). With `slive
 logit peaking on every index that shows at all, at the centre of the part that shows (a sliver of a covered
 card counts), so the hand reader could count the cards of a pile whose indices it cannot read.
 IndexClassifier: (N, 3, 128, 32) upright index crops -> (N, 55 + 5): card logits (54 = not a card), pips logits 0..4.
+CoverNet: (N, 3, 96, 112) crops around an index, upright (`vision.geometry.crop_beside`) -> (N, 1): logit that
+the index of a card lying under its card peeks out beside it, too little of it to be read (a covered card).
 """
 from __future__ import annotations
 
@@ -89,3 +91,17 @@ class IndexClassifier(nn.Module):
     def forward(self, x):
         f = self.fc(self.features(x * (1 / 255.0) - 0.5))
         return torch.cat([self.cards(f), self.pips(f)], 1)
+
+
+class CoverNet(nn.Module):
+    """Is a covered card's index peeking out beside this index? Small, so it runs on every read of a pile."""
+
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(cbr(3, 16, s=2), cbr(16, 24), cbr(24, 32, s=2), cbr(32, 32),
+                                      cbr(32, 48, s=2), cbr(48, 64, s=2), cbr(64, 96, s=2))
+        self.head = nn.Linear(96 * 2, 1)
+
+    def forward(self, x):
+        f = self.features(x * (1 / 255.0) - 0.5)
+        return self.head(torch.cat([f.mean((2, 3)), f.amax((2, 3))], 1))

@@ -108,11 +108,28 @@ def _pile(rng: np.random.Generator, n: int, style: str) -> list[tuple[float, flo
     return poses
 
 
+def _tight_pile(rng: np.random.Generator, n: int) -> list[tuple[float, float, float]]:
+    """A sloppy spread pushed together: short uneven steps and turned cards, so that some cards' indices show
+    only a sliver (the covered-card model's training photos)."""
+    poses: list[tuple[float, float, float]] = []
+    rows = 2 if n > 30 else 1
+    per_row = math.ceil(n / rows)
+    row_gap = rng.uniform(52, 75)
+    shortest = rng.uniform(4, 7)
+    for i in range(n):
+        r, k = divmod(i, per_row)
+        x = (poses[-1][0] + rng.uniform(shortest, shortest + 9)) if k else 0.0
+        poses.append((x, r * row_gap + rng.normal(0, 2.5), rng.normal(0, math.radians(rng.uniform(2, 7)))))
+    return poses
+
+
 def random_scene(rng: np.random.Generator, n_cards: int | None = None, size: tuple[int, int] | None = None,
-                 face_up: bool = True, cards: list[int] | None = None, n_piles: int | None = None) -> Scene:
+                 face_up: bool = True, cards: list[int] | None = None, n_piles: int | None = None,
+                 tight: bool = False) -> Scene:
     """A random photo: one or two piles of distinct cards, clutter, camera pose and photo defects.
 
-    cards: deck indices to lay out (default: a random draw); n_piles: 1 or 2 (default: random)."""
+    cards: deck indices to lay out (default: a random draw); n_piles: 1 or 2 (default: random); tight: most
+    spreads (not the arcs) pushed together (`_tight_pile`)."""
     size = size or PHOTO_SIZES[rng.integers(len(PHOTO_SIZES))]
     w, h = size
     order = rng.permutation(54)
@@ -131,7 +148,7 @@ def random_scene(rng: np.random.Generator, n_cards: int | None = None, size: tup
             style = "rows"
         if style != "rows" and n > 30:
             style = "rows"
-        poses = _pile(rng, n, style)
+        poses = _tight_pile(rng, n) if tight and style != "arc" and rng.random() >= 0.3 else _pile(rng, n, style)
         piles.append([(order[used + i], *p, rng.random() < 0.5) for i, p in enumerate(poses)])
         used += n
     # Turn each pile, then place the piles side by side and find the scale that fits the photo.

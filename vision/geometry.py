@@ -80,3 +80,32 @@ def crop_indices(image: np.ndarray, center: np.ndarray, up: np.ndarray, height: 
                               borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
         out[i] = cv2.resize(crop, (CROP_W, CROP_H), interpolation=cv2.INTER_AREA) if over > 1 else crop
     return out
+
+
+# The stretch beside an index where the index of a card lying under its card peeks out (a covered card's
+# sliver), in the index's own frame: across its width (right +) and along its up vector, index heights.
+BESIDE_ACROSS = (-0.7, 0.7)
+BESIDE_ALONG = (-0.5, 0.7)
+BESIDE_PX = 80                    # crop px per index height
+BESIDE_W = round((BESIDE_ACROSS[1] - BESIDE_ACROSS[0]) * BESIDE_PX)
+BESIDE_H = round((BESIDE_ALONG[1] - BESIDE_ALONG[0]) * BESIDE_PX)
+
+
+def crop_beside(image: np.ndarray, center: np.ndarray, up: np.ndarray, height: np.ndarray) -> np.ndarray:
+    """Cut the stretch around each index upright out of the photo (the covered-card model's input).
+
+    Same arguments as `crop_indices`; returns (N, BESIDE_H, BESIDE_W, 3) uint8 BGR, outside the photo black."""
+    center = np.asarray(center, np.float64).reshape(-1, 2)
+    up = np.asarray(up, np.float64).reshape(-1, 2)
+    height = np.asarray(height, np.float64).reshape(-1)
+    out = np.zeros((len(center), BESIDE_H, BESIDE_W, 3), np.uint8)
+    for i, (c, u, h) in enumerate(zip(center, up, height)):
+        u = u / max(float(np.hypot(*u)), 1e-9)
+        right = np.array([-u[1], u[0]])
+        s = h / BESIDE_PX                          # image px per crop px
+        m = np.zeros((2, 3))
+        m[:, 0], m[:, 1] = s * right, -s * u
+        m[:, 2] = c + (BESIDE_ACROSS[0] * h + 0.5 * s) * right + (BESIDE_ALONG[1] * h - 0.5 * s) * u
+        out[i] = cv2.warpAffine(image, m, (BESIDE_W, BESIDE_H), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+    return out

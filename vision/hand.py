@@ -79,6 +79,10 @@ class HandSettings:
     sliver_match: float = 0.5       # ... that no read explains (`PileRead.hidden`: its nearest peak this close)
     sliver_apart: float = 0.12      # ... and this many index heights from a stronger such peak is a card no read
     #                                 shows: the lost cards are placed so that each pile holds that many at least
+    cover_card: float | None = 0.97  # a read this sure a covered card lies beside it (a release with the covered-
+    #                                 card model) counts that card the same way (dev hands: settled and right 32,
+    #                                 43, 9, 17 -> 37, 46, 11, 19 of 60, 60, 30, 30; 0.99: 36, 46, 11, 19); None:
+    #                                 the model is not run (it costs 0.2-0.3 of the hand time ratio)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +95,7 @@ class Sighting:
     pips: int                                  # the pips read under the index
     heat: float
     relook: bool = False                       # found by looking again at a gap
+    covered: float = 0.0                       # chance a card lies under its card, too little of its index showing
 
     @property
     def quad(self) -> tuple[tuple[float, float], ...]:
@@ -130,7 +135,8 @@ class PileRead:
         return {"size": list(self.size), "ms": round(self.ms, 1),
                 "sightings": [{"centre": _r(s.centre), "up": _r(s.up, 4), "height": round(s.height, 1),
                                "likely": [[c, round(p, 5)] for c, p in s.likely], "pips": s.pips,
-                               "heat": round(s.heat, 3), "relook": s.relook} for s in self.sightings],
+                               "heat": round(s.heat, 3), "relook": s.relook, "covered": round(s.covered, 4)}
+                              for s in self.sightings],
                 "gaps": [{"centre": _r(g.centre), "up": _r(g.up, 4), "height": round(g.height, 1),
                           "chance": round(g.chance, 3)} for g in self.gaps],
                 "tight": [_r(t) for t in self.tight], "slivers": [_r(t, 3) for t in self.slivers]}
@@ -168,7 +174,8 @@ class PileRead:
     def from_json(cls, data: Mapping) -> PileRead:
         sightings = [Sighting(tuple(s["centre"]), tuple(s["up"]), float(s["height"]),
                               tuple((str(c), float(p)) for c, p in s["likely"]), int(s["pips"]),
-                              float(s["heat"]), bool(s.get("relook", False))) for s in data["sightings"]]
+                              float(s["heat"]), bool(s.get("relook", False)), float(s.get("covered", 0.0)))
+                     for s in data["sightings"]]
         gaps = [Gap(tuple(g["centre"]), tuple(g["up"]), float(g["height"]), float(g["chance"]))
                 for g in data.get("gaps", [])]
         return cls(tuple(data["size"]), sightings, gaps, [tuple(t) for t in data.get("tight", [])],
@@ -179,9 +186,12 @@ class PileRead:
         and each read's other index (top-left <-> turned bottom-right) explains its nearest peak within
         `sliver_match` index heights, the nearest pairs first, one peak each (a partly covered read sits off its
         index's centre, and a hidden card's peak may lie closer to a read than that read's own); a peak left
-        over that is `sliver_card` strong and `sliver_apart` index heights from a stronger one is a card."""
+        over that is `sliver_card` strong and `sliver_apart` index heights from a stronger one is a card. So is
+        each read at least `cover_card` sure a covered card lies beside it (its centre and that chance)."""
+        beside = [(*s.centre, s.covered) for s in self.sightings
+                  if st.cover_card is not None and s.covered >= st.cover_card]
         if not self.slivers or not self.sightings:
-            return []
+            return beside
         h = float(np.median([s.height for s in self.sightings]))
         peaks = np.array(self.slivers, np.float64).reshape(-1, 3)
         marks = np.array([s.centre for s in self.sightings]
@@ -202,7 +212,7 @@ class PileRead:
             if k in taken_peak or any(math.dist((x, y), o[:2]) < st.sliver_apart * h for o in out):
                 continue
             out.append((x, y, heat))
-        return out
+        return out + beside
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,9 +340,18 @@ class HandReader:
                 open_gaps.append(g)
             else:
                 found.append(s)
+        reads = self._covered(image, reads + found)
         h, w = image.shape[:2]
         sl = [(float(x), float(y), float(v)) for part in slivers for (x, y), v in zip(*part)]
-        return PileRead((w, h), reads + found, open_gaps, tight, (time.perf_counter() - t0) * 1000, sl)
+        return PileRead((w, h), reads, open_gaps, tight, (time.perf_counter() - t0) * 1000, sl)
+
+    def _covered(self, image, reads: list[Sighting]) -> list[Sighting]:
+        """Each read with the chance that a covered card peeks out beside it (when the release can tell)."""
+        if self.settings.cover_card is None:
+            return reads
+        p = self.rec.covered(image, np.array([s.centre for s in reads]).reshape(-1, 2),
+                             np.array([s.up for s in reads]).reshape(-1, 2), np.array([s.height for s in reads]))
+        return reads if p is None else [replace(s, covered=float(q)) for s, q in zip(reads, p)]
 
     def _faint(self, image, game: Game, weaker, reads: list[Sighting]) -> list[Sighting]:
         """Faint or suppressed detector peaks that read plainly as a card no read beside them shows: a partly

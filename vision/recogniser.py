@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from vision.errors import ModelError
-from vision.geometry import OTHER_INDEX, crop_indices, index_offset, index_quad
+from vision.geometry import OTHER_INDEX, crop_beside, crop_indices, index_offset, index_quad
 from vision.image import check_array
 from vision.runners import RUNNERS, ModelRunner
 
@@ -114,7 +114,7 @@ def latest_release(root: Path = MODELS_DIR) -> Path:
 
 
 CHECK_FILE = "check.json"       # the verdict of `python -m models.evaluate --check-release` on a club release
-_CHECKED = ("model.json", "detector.onnx", "classifier.onnx", "labels.txt")
+_CHECKED = ("model.json", "detector.onnx", "classifier.onnx", "labels.txt", "covered.onnx")
 
 
 def club_deck(folder: Path) -> str | None:
@@ -155,8 +155,8 @@ def release_check(folder: Path) -> tuple[bool, str]:
 
 class Recogniser:
     def __init__(self, detector: ModelRunner, classifier: ModelRunner, labels: list[str], pips: dict[str, int],
-                 settings: Settings = Settings(), name: str = ""):
-        self.detector, self.classifier = detector, classifier
+                 settings: Settings = Settings(), name: str = "", cover: ModelRunner | None = None):
+        self.detector, self.classifier, self.cover = detector, classifier, cover
         self.labels, self.deck_pips, self.settings, self.name = labels, pips, settings, name
         self.timings: dict[str, float] = {}
         self.candidates: list[tuple[np.ndarray, float, str]] = []   # last photo: (centre, height, likeliest read)
@@ -176,7 +176,8 @@ class Recogniser:
             raise ModelError(f"{folder}: no model.json (not a model release folder)")
         try:
             manifest = json.loads(manifest_path.read_text())
-            files = {k: folder / manifest[k] for k in ("detector", "classifier", "labels")}
+            files = {k: folder / manifest[k] for k in ("detector", "classifier", "labels", "covered")
+                     if k in manifest or k != "covered"}
         except (ValueError, KeyError) as exc:
             raise ModelError(f"{manifest_path}: damaged manifest ({exc})") from exc
         for role, path in files.items():
@@ -191,6 +192,7 @@ class Recogniser:
         labels = [ln.strip() for ln in files["labels"].read_text().splitlines() if ln.strip()]
         make = RUNNERS[runner]
         detector, classifier = make(files["detector"]), make(files["classifier"])
+        cover = make(files["covered"]) if "covered" in files else None
         width = (classifier.output_shape or [None, None])[-1]
         n_pips = int(manifest.get("pips_classes", 5))
         if isinstance(width, int) and width != len(labels) + n_pips:
@@ -198,7 +200,7 @@ class Recogniser:
                              f"{len(labels) + n_pips}, but the classifier outputs {width}")
         pips = {c["id"]: int(c["pips"]) for c in manifest.get("deck", [])}
         s = settings or Settings(det_long=int(manifest.get("det_long", 1024)))
-        return cls(detector, classifier, labels, pips, s, folder.name)
+        return cls(detector, classifier, labels, pips, s, folder.name, cover)
 
     # ------------------------------------------------------------ pipeline
 
@@ -309,6 +311,17 @@ class Recogniser:
             k = 1 + min(self.settings.second_looks, len(SECOND_LOOKS))
             cards[unsure], pips[unsure] = sum_c / k, sum_p / k
         return cards, pips
+
+    def covered(self, image: np.ndarray, centres, ups, heights) -> np.ndarray | None:
+        """(N,) chance that a card lies under each index's card with its own index showing too little to be
+        read, peeking out beside it (the release's covered-card model); None when the release has none."""
+        if self.cover is None:
+            return None
+        if len(centres) == 0:
+            return np.zeros(0, np.float32)
+        crops = crop_beside(image, centres, ups, heights)
+        logit = self.cover.run(crops.transpose(0, 3, 1, 2).astype(np.float32)).reshape(-1)
+        return 1.0 / (1.0 + np.exp(-np.clip(logit, -30, 30)))
 
     def _read(self, image, centres, ups, heights) -> tuple[np.ndarray, np.ndarray]:
         crops = crop_indices(image, centres, ups, heights)

@@ -29,7 +29,18 @@ def test_generate_train_export_load(tmp_path):
     rec = Recogniser.load(out)
     assert len(rec.labels) == 55
     rec.recognise(np.full((300, 400, 3), 90, np.uint8))      # an untrained model runs, whatever it reads
-    assert "sliver_channel" not in manifest
+    assert "sliver_channel" not in manifest and "covered" not in manifest
+    # the covered-card model: crops from one generated hand, a few seconds of training, exported beside them
+    from models import covered
+    assert covered.main(["make", "--work", str(work), "--hands", "1", "--seed", "5", "--tight"]) == 0
+    assert covered.main(["train", "--work", str(work), "--minutes", "0.02", "--threads", "1"]) == 0
+    assert export.main(["--work", str(work), "--out", str(tmp_path / "covered")]) == 0
+    with_cover = json.loads((tmp_path / "covered" / "model.json").read_text())
+    assert with_cover["covered"] == "covered.onnx" and "covered.onnx" in with_cover["sha256"]
+    p = Recogniser.load(tmp_path / "covered").covered(np.full((300, 400, 3), 90, np.uint8), [[200.0, 150.0]],
+                                                      [[0.0, -1.0]], [60.0])
+    assert p.shape == (1,) and 0.0 <= p[0] <= 1.0
+    (work / "cover.pt").unlink()
     # the sliver branch alone, on the frozen detector: its six channels stay as they were
     assert train.main(["--work", str(work), "--stage", "sliver", "--det-steps", "1", "--det-batch", "2",
                        "--det-size", "128", "--threads", "1"]) == 0

@@ -1,0 +1,268 @@
+"""The covered-card model: does a card lie under a read card with too little of its index showing to be read?
+
+A card whose index shows less than a third is not read, and the hand reader can place it only by elimination:
+which pile it lies in is a question unless something counts it. Beside the read that covers it a sliver of its
+index, or only its edge, shows. The model looks at the stretch around each read index (`vision.geometry.
+crop_beside`, the same crop at training and at the table) and gives the chance that such a card lies there.
+
+    python -m models.covered make --work W --hands 240 --seed 132000 --tight               # pushed-together piles
+    python -m models.covered make --work W --hands 240 --start 240 --seed 132000 --tight   # (in parts, at once)
+    python -m models.covered train --work W --minutes 30 --threads 2                       # resumes from W/cover.pt
+    python -m models.export --work W --tag synth7c          # a release with it (det/cls from models/checkpoints)
+    python -m models.covered measure --cache C --release R --hands 90   # counts against a hand benchmark's cache
+
+Photos are the hand benchmark's own draw (`models.handbench.hand_scenes`, other seeds), with `--tight` most
+spreads pushed together (`models.synth._tight_pile`: 15 times more covered cards a photo). The anchors are the
+generator's indices showing 40 % or more (what the reader reads), each jittered as the detector's frames are
+off; a covered card (its best index showing 3-33 %) belongs to the read nearest the centre of the part that
+shows, within 0.8 index heights.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+from models.dataset import progress
+from models.synth import FACES_DIR, Deck, render
+from vision.geometry import BESIDE_H, BESIDE_W, crop_beside
+
+READ_VISIBLE = 0.4         # an index showing this much is one the reader reads: an anchor
+COVERED = (0.03, 1 / 3)    # a card whose best index shows this much is covered (3 %: nothing to see)
+NEAREST = 0.8              # ... and belongs to the read nearest its visible part, this many index heights at most
+POSITIVE_COPIES = 3        # jittered crops per anchor with a covered card beside it
+KEEP_NEAR = 0.5            # anchors with no covered card: kept at this rate where another read is close ...
+KEEP_FAR = 0.075           # ... and at this rate elsewhere (most reads stand in plain spreads)
+
+
+def covered_by(labels: list[dict]) -> tuple[list[dict], list[int]]:
+    """The anchors (labels of indices the reader reads) and how many covered cards lie beside each."""
+    best: dict[str, dict] = {}
+    for lab in labels:
+        if lab["card"] not in best or lab["visible"] > best[lab["card"]]["visible"]:
+            best[lab["card"]] = lab
+    reads = [lab for lab in labels if lab["visible"] >= READ_VISIBLE]
+    count = [0] * len(reads)
+    if not reads:
+        return reads, count
+    centres = np.array([r["center"] for r in reads], np.float64)
+    heights = np.array([r["height"] for r in reads], np.float64)
+    for lab in best.values():
+        if not COVERED[0] <= lab["visible"] < COVERED[1]:
+            continue
+        d = np.hypot(*(centres - np.asarray(lab["seen_center"], np.float64)).T) / heights
+        k = int(d.argmin())
+        if d[k] <= NEAREST:
+            count[k] += 1
+    return reads, count
+
+
+def jittered(rng: np.random.Generator, lab: dict) -> tuple[np.ndarray, np.ndarray, float]:
+    """An anchor's frame as a detector would give it: centre, up and height a little off."""
+    h = lab["height"]
+    a = rng.normal(0, 0.05)
+    u = np.asarray(lab["up"], np.float64)
+    u = np.array([math.cos(a) * u[0] - math.sin(a) * u[1], math.sin(a) * u[0] + math.cos(a) * u[1]])
+    return np.asarray(lab["center"], np.float64) + rng.normal(0, 0.04, 2) * h, u, h * rng.uniform(0.92, 1.08)
+
+
+def photo_crops(rng: np.random.Generator, image: np.ndarray, labels: list[dict]) -> tuple[list, list]:
+    """Training crops of one photo and their targets (1: a covered card beside the anchor)."""
+    reads, count = covered_by(labels)
+    if not reads:
+        return [], []
+    centres = np.array([r["center"] for r in reads], np.float64)
+    xs, ys = [], []
+    for k, lab in enumerate(reads):
+        if count[k]:
+            copies = POSITIVE_COPIES
+        else:
+            d = np.hypot(*(centres - centres[k]).T) / lab["height"]
+            d[k] = np.inf
+            copies = int(rng.random() < (KEEP_NEAR if d.min() <= 0.5 else KEEP_FAR))
+        for _ in range(copies):
+            c, u, h = jittered(rng, lab)
+            xs.append(crop_beside(image, c[None], u[None], np.array([h]))[0])
+            ys.append(1 if count[k] else 0)
+    return xs, ys
+
+
+def _make_hands(job: tuple[int, int, int, bool, str]) -> tuple[np.ndarray, np.ndarray]:
+    from models.handbench import hand_scenes
+
+    seed, start, stop, tight, faces = job
+    deck = Deck.load(Path(faces))
+    xs, ys = [], []
+    for i in range(start, stop):
+        _truth, scenes = hand_scenes(seed, i, deck, tight=tight)
+        rng = np.random.default_rng([seed, i, 1])
+        for scene in scenes.values():
+            image, labels = render(scene, deck, 1.0)
+            x, y = photo_crops(rng, image, labels)
+            xs += x
+            ys += y
+    return np.array(xs, np.uint8).reshape(-1, BESIDE_H, BESIDE_W, 3), np.array(ys, np.int8)
+
+
+def make(work: Path, hands: int, seed: int, tight: bool, workers: int = 1, faces: Path = FACES_DIR,
+         start: int = 0) -> Path:
+    """Render hands start .. start + hands (both sides) and write their crops to
+    <work>/cover-<seed>-<start>-<stop>[-tight].npz."""
+    work.mkdir(parents=True, exist_ok=True)
+    chunk = 10
+    stop = start + hands
+    jobs = [(seed, a, min(a + chunk, stop), tight, str(faces)) for a in range(start, stop, chunk)]
+    xs, ys, t0 = [], [], time.time()
+    with ProcessPoolExecutor(workers) as pool:
+        for j, (x, y) in enumerate(pool.map(_make_hands, jobs)):
+            xs.append(x)
+            ys.append(y)
+            progress(j, len(jobs), t0, "covered-card crops")
+    out = work / f"cover-{seed}-{start}-{stop}{'-tight' if tight else ''}.npz"
+    x, y = np.concatenate(xs), np.concatenate(ys)
+    np.savez(out, x=x, y=y)
+    print(f"{out}: {len(y)} crops, {int(y.sum())} with a covered card beside ({time.time() - t0:.0f} s)")
+    return out
+
+
+def train(work: Path, minutes: float, threads: int = 2, batch: int = 64, lr: float = 2e-3, seed: int = 0) -> Path:
+    """Train CoverNet on every <work>/cover-*.npz for `minutes` of wall time (cosine schedule over them),
+    resuming from <work>/cover.pt; a tenth of the crops is kept out and reported."""
+    import torch
+    import torch.nn.functional as F
+
+    from models.nets import CoverNet
+
+    torch.set_num_threads(threads)
+    torch.manual_seed(seed)
+    sets = sorted(work.glob("cover-*.npz"))
+    if not sets:
+        raise SystemExit(f"{work}: no cover-*.npz (run `python -m models.covered make` first)")
+    x = np.concatenate([np.load(s)["x"] for s in sets])
+    y = np.concatenate([np.load(s)["y"] for s in sets]).astype(np.float32)
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(len(y))
+    val, fit = order[: len(y) // 10], order[len(y) // 10:]
+    net = CoverNet()
+    opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=1e-4)
+    ckpt = work / "cover.pt"
+    step, spent = 0, 0.0
+    if ckpt.exists():
+        state = torch.load(ckpt, weights_only=False)
+        net.load_state_dict(state["model"])
+        opt.load_state_dict(state["opt"])
+        step, spent = state["step"], state["minutes"] * 60
+    rate = float(y[fit].mean())
+    pos_weight = torch.tensor((1 - rate) / max(rate, 1e-6) / 4)     # positives weigh more, not fully balanced
+    total = minutes * 60
+
+    def tensors(idx, augment: bool):
+        b = x[idx].astype(np.float32)
+        if augment:
+            n = len(idx)
+            b = np.clip(b * rng.uniform(0.7, 1.3, (n, 1, 1, 1)) + rng.uniform(-25, 25, (n, 1, 1, 1))
+                        + rng.normal(0, 3, b.shape), 0, 255).astype(np.float32)
+        return torch.from_numpy(b).permute(0, 3, 1, 2).contiguous(), torch.from_numpy(y[idx])
+
+    def save(extra: dict) -> None:
+        tmp = ckpt.with_suffix(".tmp")
+        torch.save({"model": net.state_dict(), "opt": opt.state_dict(), "step": step,
+                    "minutes": round(spent / 60, 2), "crops": len(y), "positives": int(y.sum()), **extra}, tmp)
+        tmp.replace(ckpt)
+
+    print(f"{len(y)} crops ({int(y.sum())} with a covered card) from {len(sets)} sets; from step {step}",
+          flush=True)
+    t0 = time.time() - spent
+    report: dict = {}
+    while (spent := time.time() - t0) < total:
+        for g in opt.param_groups:
+            g["lr"] = lr * 0.5 * (1 + math.cos(math.pi * spent / total))
+        net.train()
+        xb, yb = tensors(rng.choice(fit, batch), True)
+        loss = F.binary_cross_entropy_with_logits(net(xb)[:, 0], yb, pos_weight=pos_weight)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        step += 1
+        if step % 250 == 0:
+            report = evaluate(net, lambda idx: tensors(idx, False), val, y)
+            print(f"step {step} {spent / 60:.1f} min loss {loss.item():.3f} " + " ".join(
+                f"{k} {v}" for k, v in report.items()), flush=True)
+            save({"val": report})
+    save({"val": evaluate(net, lambda idx: tensors(idx, False), val, y)})
+    return ckpt
+
+
+def evaluate(net, tensors, idx: np.ndarray, y: np.ndarray) -> dict:
+    """Kept-out crops: share of covered cards found and of plain reads flagged, at 0.5 and 0.9."""
+    import torch
+
+    net.eval()
+    with torch.no_grad():
+        p = np.concatenate([torch.sigmoid(net(tensors(idx[k:k + 256])[0])[:, 0]).numpy()
+                            for k in range(0, len(idx), 256)])
+    pos, neg = p[y[idx] > 0], p[y[idx] == 0]
+    return {f"{name}@{t}": round(float((v >= t).mean()), 4) if len(v) else None
+            for t in (0.5, 0.9) for name, v in (("found", pos), ("flagged", neg))}
+
+
+def measure(cache: Path, release: str, hands: int, thresholds=(0.5, 0.9, 0.95, 0.97, 0.99)) -> dict:
+    """Per pile of a hand benchmark's cache (pile reads kept by `models.handbench --reuse-reads`): how the covered
+    cards counted (reads at least t sure) compare with the cards of the pile no read names (its lost cards)."""
+    from vision.hand import PileRead
+
+    piles = []
+    for i in range(hands):
+        truth = json.loads((cache / f"{i:04d}.json").read_text())
+        for side, cards in truth["piles"].items():
+            read = PileRead.from_json(json.loads((cache / f"{i:04d}-{side}.{release}.pile.json").read_text()))
+            lost = len(set(cards) - {s.likely[0][0] for s in read.sightings})
+            piles.append((lost, [s.covered for s in read.sightings]))
+    out = {"piles": len(piles), "piles_with_lost_cards": sum(1 for lost, _ in piles if lost)}
+    for t in thresholds:
+        counted = [(lost, sum(1 for p in ps if p >= t)) for lost, ps in piles]
+        out[str(t)] = {"more_than_lost": sum(1 for lost, n in counted if n > lost),
+                       "counted": sum(min(n, lost) for lost, n in counted),
+                       "lost": sum(lost for lost, _ in counted),
+                       "piles_counted_right": sum(1 for lost, n in counted if n == lost > 0)}
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    mk = sub.add_parser("make", help="render hands and cut the training crops")
+    mk.add_argument("--work", type=Path, required=True)
+    mk.add_argument("--hands", type=int, default=600)
+    mk.add_argument("--start", type=int, default=0, help="first hand (to make a set in parts)")
+    mk.add_argument("--seed", type=int, default=133000)
+    mk.add_argument("--tight", action="store_true", help="most spreads pushed together (more covered cards)")
+    mk.add_argument("--workers", type=int, default=1)
+    mk.add_argument("--faces", type=Path, default=FACES_DIR)
+    tr = sub.add_parser("train", help="train (or go on training) <work>/cover.pt")
+    tr.add_argument("--work", type=Path, required=True)
+    tr.add_argument("--minutes", type=float, default=30.0)
+    tr.add_argument("--threads", type=int, default=2)
+    me = sub.add_parser("measure", help="counted covered cards against the lost cards of a hand benchmark's piles")
+    me.add_argument("--cache", type=Path, required=True)
+    me.add_argument("--release", required=True, help="the release name the cached pile reads were made with")
+    me.add_argument("--hands", type=int, default=90)
+    args = ap.parse_args(argv)
+    if args.cmd == "measure":
+        print(json.dumps(measure(args.cache, args.release, args.hands), indent=1))
+    elif args.cmd == "make":
+        make(args.work, args.hands, args.seed, args.tight, args.workers, args.faces, args.start)
+    else:
+        ck = train(args.work, args.minutes, args.threads)
+        print(json.dumps({"checkpoint": str(ck)}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,174 @@
+"""The covered-card model: a card lying under a read card, its index showing too little to be read, counts in
+its pile, so the lost card it is lands there without a question."""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+import scoring
+from vision.geometry import BESIDE_ALONG, BESIDE_H, BESIDE_PX, BESIDE_W, crop_beside
+from vision.hand import HandReader, HandSettings, PileRead, Sighting, _Decoder
+
+SLOVENIAN = scoring.find_game("slovenian")
+ST = HandSettings()
+
+
+def seen(card: str, x: float = 0.0, covered: float = 0.0) -> Sighting:
+    return Sighting((x, 100.0), (0.0, -1.0), 80.0, ((card, 0.995), ("none", 0.005)), scoring.card(card).pips, 0.9,
+                    covered=covered)
+
+
+def split(k: int, seed: int) -> tuple[list[str], list[str]]:
+    ids = [c.id for c in SLOVENIAN.deck]
+    order = [ids[i] for i in np.random.default_rng(seed).permutation(len(ids))]
+    return order[:k], order[k:]
+
+
+def pile(cards: list[str], covered: dict[int, float] | None = None) -> PileRead:
+    return PileRead((2028, 1520), [seen(c, 60.0 * k, (covered or {}).get(k, 0.01)) for k, c in enumerate(cards)])
+
+
+def test_the_crop_beside_an_index_is_upright_and_to_scale():
+    img = np.zeros((600, 800, 3), np.uint8)
+    # an index at (400, 300) turned a quarter (its up points right): a mark 0.3 index heights up its numeral
+    h, up = 100.0, np.array([1.0, 0.0])
+    img[296:305, 426:435] = 255
+    crop = crop_beside(img, [[400.0, 300.0]], [up], [h])
+    assert crop.shape == (1, BESIDE_H, BESIDE_W, 3)
+    ys, xs = np.nonzero(crop[0, :, :, 0] > 128)
+    # upright: the mark is above the index's centre, on its centre line
+    assert xs.mean() == pytest.approx(BESIDE_W / 2, abs=1.5)
+    assert ys.mean() == pytest.approx((BESIDE_ALONG[1] - 0.3) * BESIDE_PX, abs=1.5)
+
+
+def test_reads_sure_of_a_covered_card_beside_them_count_as_hidden_cards():
+    reads = [seen("T21", 0.0, 0.995), seen("T20", 60.0, 0.5), seen("T19", 120.0, 0.2)]
+    hidden = PileRead((2028, 1520), reads).hidden(ST)
+    assert [(round(x), round(y)) for x, y, _ in hidden] == [(0, 100)]
+    assert PileRead((2028, 1520), reads).hidden(HandSettings(cover_card=0.4)) != hidden
+    assert PileRead((2028, 1520), []).hidden(ST) == []
+
+
+def test_the_covered_chance_round_trips_through_json_and_older_reads_have_none():
+    p = pile(["T21", "T20"], {1: 0.99})
+    back = PileRead.from_json(json.loads(json.dumps(p.to_json())))
+    assert [s.covered for s in back.sightings] == [0.01, 0.99] and len(back.hidden(ST)) == 1
+    old = {"size": [10, 10], "sightings": [{"centre": [1, 2], "up": [0, -1], "height": 40, "likely": [["T1", 1.0]],
+                                            "pips": 4, "heat": 0.9}]}
+    assert PileRead.from_json(old).sightings[0].covered == 0.0
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_covered_card_places_the_lost_card_in_its_pile(seed):
+    dec, dfn = split(26, seed)
+    dfn, dec = [c for c in dfn if c != "T1"], [c for c in dec if c != "T1"]
+    plain = _Decoder(SLOVENIAN, {"declarer": pile(dec), "defenders": pile(dfn)}, None, (), ST).run()
+    assert [q.card for q in plain.questions] == ["T1"]
+    hand = _Decoder(SLOVENIAN, {"declarer": pile(dec, {3: 0.99}), "defenders": pile(dfn)}, None, (), ST).run()
+    assert hand.questions == [] and "T1" in hand.sides["declarer"].ids()
+    other = _Decoder(SLOVENIAN, {"declarer": pile(dec), "defenders": pile(dfn, {5: 0.99})}, None, (), ST).run()
+    assert other.questions == [] and "T1" in other.sides["defenders"].ids()
+    # not sure enough: still asked
+    unsure = _Decoder(SLOVENIAN, {"declarer": pile(dec, {3: 0.9}), "defenders": pile(dfn)}, None, (), ST).run()
+    assert [q.card for q in unsure.questions] == ["T1"]
+
+
+def test_covered_cards_in_both_piles_for_one_lost_card_are_not_trusted():
+    dec, dfn = split(26, 4)
+    dfn, dec = [c for c in dfn if c != "T1"], [c for c in dec if c != "T1"]
+    hand = _Decoder(SLOVENIAN, {"declarer": pile(dec, {2: 0.99}), "defenders": pile(dfn, {2: 0.99})}, None, (),
+                    ST).run()
+    assert [q.card for q in hand.questions] == ["T1"]
+
+
+def _recogniser(cover):
+    from vision.recogniser import Recogniser, Settings
+    from vision.runners.fake import FakeRunner
+
+    def detector(batch):
+        _, _, h, w = batch.shape
+        out = np.zeros((1, 6, h // 4, w // 4), np.float32)
+        out[0, 0] = -10.0
+        for x in (40, 70):
+            out[0, 0, 50, x] = 10.0
+            out[0, 3:5, 50, x] = (0.0, -1.0)
+            out[0, 5, 50, x] = math.log(40 / 32)
+        return out
+
+    def classifier(batch):
+        out = np.full((len(batch), 10), -10.0, np.float32)
+        out[:, 0] = 10.0      # T1 (and pips 0 below)
+        out[:, 5] = 10.0
+        return out
+
+    return Recogniser(FakeRunner(detector), FakeRunner(classifier), ["T1", "T2", "T3", "HK", "none"],
+                      {"T1": 0, "T2": 0, "T3": 0, "HK": 0}, Settings(second_looks=0), cover=cover)
+
+
+def test_the_hand_reader_asks_the_release_s_covered_card_model_about_every_read():
+    from vision.runners.fake import FakeRunner
+
+    seen_shapes = []
+
+    def cover(batch):
+        seen_shapes.append(batch.shape)
+        return np.array([[4.0]] * len(batch), np.float32)     # sigmoid(4) = 0.982
+
+    rec = _recogniser(FakeRunner(cover))
+    image = np.zeros((400, 600, 3), np.uint8)
+    p = rec.covered(image, np.array([[100.0, 100.0]]), np.array([[0.0, -1.0]]), np.array([40.0]))
+    assert p.tolist() == pytest.approx([1 / (1 + math.exp(-4))])
+    assert seen_shapes[-1] == (1, 3, BESIDE_H, BESIDE_W)
+    pile_read = HandReader(rec).read_pile(image, SLOVENIAN)
+    assert pile_read.sightings and all(s.covered == pytest.approx(0.982, abs=1e-3) for s in pile_read.sightings)
+    # a release without the model: no chance given, nothing counted
+    plain = HandReader(_recogniser(None)).read_pile(image, SLOVENIAN)
+    assert _recogniser(None).covered(image, [[1.0, 1.0]], [[0.0, -1.0]], [40.0]) is None
+    assert all(s.covered == 0.0 for s in plain.sightings) and plain.hidden(ST) == []
+
+
+def test_training_crops_mark_the_read_a_covered_card_peeks_out_beside():
+    from models.covered import covered_by, photo_crops
+
+    def lab(card, x, visible, seen=None):
+        return {"card": card, "center": [x, 100.0], "up": [0.0, -1.0], "height": 80.0, "visible": visible,
+                "seen_center": [seen if seen is not None else x, 100.0]}
+
+    labels = [lab("T21", 100, 1.0), lab("T20", 150, 0.9), lab("T19", 200, 0.7),
+              lab("T18", 160, 0.2, seen=168),          # covered beside the T20 (nearest to what shows)
+              lab("T17", 400, 0.01),                   # nothing shows: not a target
+              lab("T16", 900, 0.25)]                   # too far from every read
+    reads, count = covered_by(labels)
+    assert [r["card"] for r in reads] == ["T21", "T20", "T19"] and count == [0, 1, 0]
+    xs, ys = photo_crops(np.random.default_rng(0), np.zeros((300, 1000, 3), np.uint8), labels)
+    assert sum(ys) == 3 and all(x.shape == (BESIDE_H, BESIDE_W, 3) for x in xs)
+
+
+def test_the_measure_compares_counted_covered_cards_with_each_pile_s_lost_cards(tmp_path):
+    from models.covered import measure
+
+    truth = {"piles": {"declarer": ["T21", "T20", "T19"], "defenders": ["T18", "T17"]}}
+    (tmp_path / "0000.json").write_text(json.dumps(truth))
+    dec = PileRead((100, 100), [seen("T21", 0, 0.995), seen("T20", 60, 0.3)])            # T19 lost, counted
+    dfn = PileRead((100, 100), [seen("T18", 0, 0.98), seen("T17", 60, 0.96)])            # none lost, one counted
+    for side, p in (("declarer", dec), ("defenders", dfn)):
+        (tmp_path / f"0000-{side}.R.pile.json").write_text(json.dumps(p.to_json()))
+    out = measure(tmp_path, "R", 1)
+    assert out["piles"] == 2 and out["piles_with_lost_cards"] == 1
+    assert out["0.97"] == {"more_than_lost": 1, "counted": 1, "lost": 1, "piles_counted_right": 1}
+    assert out["0.99"] == {"more_than_lost": 0, "counted": 1, "lost": 1, "piles_counted_right": 1}
+    assert out["0.5"]["more_than_lost"] == 1 and out["0.5"]["counted"] == 1
+
+
+def test_the_covered_card_model_can_be_left_unrun():
+    from vision.runners.fake import FakeRunner
+
+    calls = []
+    rec = _recogniser(FakeRunner(lambda b: calls.append(len(b)) or np.full((len(b), 1), 4.0, np.float32)))
+    off = HandSettings(cover_card=None)
+    pile_read = HandReader(rec, off).read_pile(np.zeros((400, 600, 3), np.uint8), SLOVENIAN)
+    assert calls == [] and all(s.covered == 0.0 for s in pile_read.sightings)
+    assert PileRead((10, 10), [seen("T1", 0, 0.999)]).hidden(off) == []
