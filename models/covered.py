@@ -131,13 +131,14 @@ def make(work: Path, hands: int, seed: int, tight: bool, workers: int = 1, faces
     return out
 
 
-def train(work: Path, minutes: float, threads: int = 2, batch: int = 64, lr: float = 2e-3, seed: int = 0) -> Path:
+def train(work: Path, minutes: float, threads: int = 2, batch: int = 64, lr: float = 2e-3, seed: int = 0,
+          layers=None) -> Path:
     """Train CoverNet on every <work>/cover-*.npz for `minutes` of wall time (cosine schedule over them),
     resuming from <work>/cover.pt; a tenth of the crops is kept out and reported."""
     import torch
     import torch.nn.functional as F
 
-    from models.nets import CoverNet
+    from models.nets import COVER_LAYERS, CoverNet
 
     torch.set_num_threads(threads)
     torch.manual_seed(seed)
@@ -149,12 +150,12 @@ def train(work: Path, minutes: float, threads: int = 2, batch: int = 64, lr: flo
     rng = np.random.default_rng(seed)
     order = rng.permutation(len(y))
     val, fit = order[: len(y) // 10], order[len(y) // 10:]
-    net = CoverNet()
-    opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=1e-4)
     ckpt = work / "cover.pt"
+    state = torch.load(ckpt, weights_only=False) if ckpt.exists() else None
+    net = CoverNet(state.get("layers", COVER_LAYERS) if state else layers or COVER_LAYERS)
+    opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=1e-4)
     step, spent = 0, 0.0
-    if ckpt.exists():
-        state = torch.load(ckpt, weights_only=False)
+    if state:
         net.load_state_dict(state["model"])
         opt.load_state_dict(state["opt"])
         step, spent = state["step"], state["minutes"] * 60
@@ -172,7 +173,7 @@ def train(work: Path, minutes: float, threads: int = 2, batch: int = 64, lr: flo
 
     def save(extra: dict) -> None:
         tmp = ckpt.with_suffix(".tmp")
-        torch.save({"model": net.state_dict(), "opt": opt.state_dict(), "step": step,
+        torch.save({"model": net.state_dict(), "opt": opt.state_dict(), "step": step, "layers": net.layers,
                     "minutes": round(spent / 60, 2), "crops": len(y), "positives": int(y.sum()), **extra}, tmp)
         tmp.replace(ckpt)
 
@@ -249,6 +250,8 @@ def main(argv: list[str] | None = None) -> int:
     tr.add_argument("--work", type=Path, required=True)
     tr.add_argument("--minutes", type=float, default=30.0)
     tr.add_argument("--threads", type=int, default=2)
+    tr.add_argument("--layers", default=None,
+                    help="a new net's convs as channels/stride pairs, e.g. 16/2,24/2,32/1,48/2,64/2,96/2")
     me = sub.add_parser("measure", help="counted covered cards against the lost cards of a hand benchmark's piles")
     me.add_argument("--cache", type=Path, required=True)
     me.add_argument("--release", required=True, help="the release name the cached pile reads were made with")
@@ -259,7 +262,8 @@ def main(argv: list[str] | None = None) -> int:
     elif args.cmd == "make":
         make(args.work, args.hands, args.seed, args.tight, args.workers, args.faces, args.start)
     else:
-        ck = train(args.work, args.minutes, args.threads)
+        layers = tuple(tuple(int(v) for v in x.split("/")) for x in args.layers.split(",")) if args.layers else None
+        ck = train(args.work, args.minutes, args.threads, layers=layers)
         print(json.dumps({"checkpoint": str(ck)}))
     return 0
 

@@ -21,7 +21,7 @@ import onnxruntime as ort
 import torch
 
 from models.dataset import DET_LONG
-from models.nets import N_PIPS, CoverNet, IndexClassifier, IndexDetector
+from models.nets import COVER_LAYERS, N_PIPS, CoverNet, IndexClassifier, IndexDetector
 from vision.geometry import BESIDE_H, BESIDE_W
 from models.synth import FACES_DIR
 from models.train import CHECKPOINTS
@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
                      if p.exists()), None)
     cover_state = torch.load(cover_ck, weights_only=False) if cover_ck else None
     if cover_state:
-        cover = CoverNet()
+        cover = CoverNet(cover_state.get("layers", COVER_LAYERS))
         cover.load_state_dict(cover_state["model"])
         cover_in = rng.uniform(0, 255, (5, 3, BESIDE_H, BESIDE_W)).astype(np.float32)
         _export(cover, torch.from_numpy(cover_in), out / "covered.onnx", {0: "n"})

@@ -93,14 +93,22 @@ class IndexClassifier(nn.Module):
         return torch.cat([self.cards(f), self.pips(f)], 1)
 
 
-class CoverNet(nn.Module):
-    """Is a covered card's index peeking out beside this index? Small, so it runs on every read of a pile."""
+COVER_LAYERS = ((16, 2), (24, 1), (32, 2), (32, 1), (48, 2), (64, 2), (96, 2))   # (channels, stride): synth7c's
 
-    def __init__(self):
+
+class CoverNet(nn.Module):
+    """Is a covered card's index peeking out beside this index? Small, so it runs on every read of a pile.
+    layers: (channels, stride) of each 3x3 conv-BN-ReLU (the checkpoint records them)."""
+
+    def __init__(self, layers=COVER_LAYERS):
         super().__init__()
-        self.features = nn.Sequential(cbr(3, 16, s=2), cbr(16, 24), cbr(24, 32, s=2), cbr(32, 32),
-                                      cbr(32, 48, s=2), cbr(48, 64, s=2), cbr(64, 96, s=2))
-        self.head = nn.Linear(96 * 2, 1)
+        convs, ch = [], 3
+        for out, stride in layers:
+            convs.append(cbr(ch, out, s=stride))
+            ch = out
+        self.layers = tuple(tuple(x) for x in layers)
+        self.features = nn.Sequential(*convs)
+        self.head = nn.Linear(ch * 2, 1)
 
     def forward(self, x):
         f = self.features(x * (1 / 255.0) - 0.5)

@@ -176,8 +176,8 @@ class Recogniser:
             raise ModelError(f"{folder}: no model.json (not a model release folder)")
         try:
             manifest = json.loads(manifest_path.read_text())
-            files = {k: folder / manifest[k] for k in ("detector", "classifier", "labels", "covered")
-                     if k in manifest or k != "covered"}
+            roles = ("detector", "classifier", "labels") + (("covered",) if "covered" in manifest else ())
+            files = {k: folder / manifest[k] for k in roles}
         except (ValueError, KeyError) as exc:
             raise ModelError(f"{manifest_path}: damaged manifest ({exc})") from exc
         for role, path in files.items():

@@ -172,3 +172,23 @@ def test_the_covered_card_model_can_be_left_unrun():
     pile_read = HandReader(rec, off).read_pile(np.zeros((400, 600, 3), np.uint8), SLOVENIAN)
     assert calls == [] and all(s.covered == 0.0 for s in pile_read.sightings)
     assert PileRead((10, 10), [seen("T1", 0, 0.999)]).hidden(off) == []
+
+
+def test_the_bundled_release_has_the_covered_card_model_and_a_damaged_one_is_refused(tmp_path):
+    import shutil
+
+    from vision.errors import ModelError
+    from vision.recogniser import Recogniser, latest_release
+
+    rec = Recogniser.load()
+    assert rec.cover is not None
+    folder = tmp_path / "release"
+    shutil.copytree(latest_release(), folder)
+    data = bytearray((folder / "covered.onnx").read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    (folder / "covered.onnx").write_bytes(bytes(data))
+    with pytest.raises(ModelError, match="covered.onnx: damaged"):
+        Recogniser.load(folder)
+    (folder / "covered.onnx").unlink()
+    with pytest.raises(ModelError, match="missing covered file"):
+        Recogniser.load(folder)
