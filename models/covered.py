@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from models.dataset import progress
-from models.synth import FACES_DIR, Deck, render
+from models.synth import FACES_DIR, render
 from vision.geometry import BESIDE_H, BESIDE_W, crop_beside
 
 READ_VISIBLE = 0.4         # an index showing this much is one the reader reads: an anchor
@@ -94,10 +94,10 @@ def photo_crops(rng: np.random.Generator, image: np.ndarray, labels: list[dict])
 
 
 def _make_hands(job: tuple[int, int, int, bool, str]) -> tuple[np.ndarray, np.ndarray]:
-    from models.handbench import hand_scenes
+    from models.handbench import _deck, hand_scenes
 
     seed, start, stop, tight, faces = job
-    deck = Deck.load(Path(faces))
+    deck = _deck(Path(faces))      # once per worker process, not per chunk
     xs, ys = [], []
     for i in range(start, stop):
         _truth, scenes = hand_scenes(seed, i, deck, tight=tight)
