@@ -79,6 +79,10 @@ class HandSettings:
     sliver_match: float = 0.5       # ... that no read explains (`PileRead.hidden`: its nearest peak this close)
     sliver_apart: float = 0.12      # ... and this many index heights from a stronger such peak is a card no read
     #                                 shows: the lost cards are placed so that each pile holds that many at least
+    second_looks: int = 0           # extra crops of an unsure pile read (the recogniser's own: 4): the decoder
+    #                                 weighs each read's doubt against the deck, so they settle no more hands (dev
+    #                                 hands, 4 -> 0: settled and right 37, 46, 11, 19 -> 37, 45, 10, 19 of 60, 60, 30,
+    #                                 30; independent 11, 18, 3, 6 -> 11, 18, 4, 6) for 15 % of the pile read's time
     cover_card: float | None = 0.97  # a read this sure a covered card lies beside it (a release with the covered-
     #                                 card model) counts that card the same way (dev hands: settled and right 32,
     #                                 43, 9, 17 -> 37, 46, 11, 19 of 60, 60, 30, 30; 0.99: 36, 46, 11, 19); None:
@@ -312,6 +316,7 @@ class HandReader:
         zoom = settings.pile_zoom
         self.pile_rec = recogniser if zoom is None else recogniser.with_settings(
             small_index_px=zoom[0], target_index_px=zoom[1])
+        self.read_rec = recogniser.with_settings(second_looks=settings.second_looks)
         self.screen_rec = recogniser.with_settings(second_looks=0)     # a first look at faint peaks
 
     # ------------------------------------------------------------ one photo
@@ -404,7 +409,7 @@ class HandReader:
         n = len(centres)
         if n == 0:
             return np.zeros((0, len(deck) + 1)), np.zeros(0, int)
-        cards, pips = (rec or self.rec).classify(image, np.asarray(centres), np.asarray(ups), np.asarray(heights))
+        cards, pips = (rec or self.read_rec).classify(image, np.asarray(centres), np.asarray(ups), np.asarray(heights))
         lab = {c: k for k, c in enumerate(self.rec.labels)}
         cols = [lab.get(c) for c in deck]
         out = np.zeros((n, len(deck) + 1))
@@ -627,32 +632,26 @@ _INF = 1e9
 _LOST = -1      # a force whose card no read shows: (_LOST, card)
 
 
-def _assign(cost, warm: _Assignment | None = None, force: tuple[int, int, float] | None = None) -> _Assignment:
+def _assign(cost, warm: tuple[np.ndarray, _Assignment] | None = None) -> _Assignment:
     """Minimum-cost perfect assignment of a square matrix (Hungarian method with potentials, O(n^3), the
     inner scan in numpy); row -> column. Small and exact, so no scipy on the Pi.
 
-    warm, force: `warm` solved this very matrix; now row force[0] may take only column force[1], at cost
-    force[2]. The dual potentials stay feasible (the forced row's is set to fit its one entry) and every other
-    pair stays tight, so freeing the two rows the force touches and placing them again is exact, at O(n^2)
-    each."""
+    warm: (another matrix of the same shape, its assignment): only the rows that differ are placed again,
+    from its potentials (still feasible for every row that is the same), at O(n^2) each: a hand told one
+    more answer changes a few reads."""
     c = np.asarray(cost, np.float64)
     n = len(c)
-    if warm is None:
-        u, v = np.zeros(n + 1), np.zeros(n + 1)
-        p = np.zeros(n + 1, np.int64)       # p[j]: row (1-based) matched to column j; column 0 is the root
-        free_rows = range(1, n + 1)
-    else:
-        u, v, p = warm.u.copy(), warm.v.copy(), warm.p.copy()
-        row, col, keep = force
-        c = c.copy()
-        c[row, :] = _INF
-        c[row, col] = keep
-        u[row + 1] = keep - v[col + 1]
-        free_rows = [row + 1]
-        p[p == row + 1] = 0
-        if p[col + 1]:
-            free_rows.append(int(p[col + 1]))
-            p[col + 1] = 0
+    u, v = np.zeros(n + 1), np.zeros(n + 1)
+    p = np.zeros(n + 1, np.int64)       # p[j]: row (1-based) matched to column j; column 0 is the root
+    free_rows = range(1, n + 1)
+    if warm is not None and warm[1] is not None and warm[0].shape == c.shape:
+        old, a = warm
+        u[1:], v[1:] = a.u, a.v
+        p[np.asarray(a.rows) + 1] = np.arange(1, n + 1)
+        changed = np.nonzero((old != c).any(1))[0]
+        p[np.asarray(a.rows)[changed] + 1] = 0
+        u[changed + 1] = (c[changed] - a.v[None, :]).min(1)     # each changed row's reduced costs >= 0
+        free_rows = (changed + 1).tolist()
     way = np.zeros(n + 1, np.int64)
     for i in free_rows:
         p[0], j0 = i, 0
@@ -683,16 +682,57 @@ def _assign(cost, warm: _Assignment | None = None, force: tuple[int, int, float]
     for j in range(1, n + 1):
         if p[j]:
             rows[p[j] - 1] = j - 1
-    return _Assignment(rows, float(sum(c[i, rows[i]] for i in range(n))), u, v, p)
+    return _Assignment(rows, float(sum(c[i, rows[i]] for i in range(n))), u[1:], v[1:])
+
+
+def _forced(cost, base: _Assignment, force: tuple[int, int, float]) -> _Assignment:
+    """The cheapest assignment of `cost` with row force[0] on column force[1] at cost force[2], from `base`,
+    the cheapest without the force. Exact: the row that held that column moves along the shortest path of
+    reduced costs to the column the forced row left (every other pair stays as it is), and those paths
+    between all columns are found once per base (Floyd-Warshall in numpy), so each force is a lookup."""
+    c = np.asarray(cost, np.float64)
+    row, col, keep = force
+    rows = list(base.rows)
+    left = rows[row]
+    if left != col:
+        _dist, step = base.paths(c)
+        owner = {j: i for i, j in enumerate(rows)}
+        at = col
+        while at != left:
+            nxt = int(step[at, left])
+            rows[owner[at]] = nxt
+            at = nxt
+        rows[row] = col
+    total = float(c[np.arange(len(c)), rows].sum() - c[row, col] + keep)
+    return _Assignment(rows, total, base.u, base.v)
 
 
 @dataclass(slots=True)
 class _Assignment:
     rows: list[int]            # row -> column
     total: float
-    u: np.ndarray              # the dual potentials and matching, to start a forced solve from
+    u: np.ndarray              # the dual potentials: cost[i, j] >= u[i] + v[j], equal on the assignment
     v: np.ndarray
-    p: np.ndarray
+    _paths: tuple | None = None
+
+    def paths(self, cost: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Shortest paths between columns over reduced costs: column a's row moves on to column b, and so on.
+        (dist (n, n), step (n, n): the next column on the path from a to b)."""
+        if self._paths is None:
+            n = len(cost)
+            owner = np.empty(n, np.int64)
+            owner[self.rows] = np.arange(n)
+            dist = np.maximum(cost - self.u[:, None] - self.v[None, :], 0.0)[owner]
+            np.fill_diagonal(dist, 0.0)
+            step = np.tile(np.arange(n), (n, 1))
+            for k in range(n):
+                via = dist[:, k, None] + dist[None, k, :]
+                better = via < dist
+                if better.any():
+                    dist = np.where(better, via, dist)
+                    step = np.where(better, step[:, k, None], step)
+            self._paths = (dist, step)
+        return self._paths
 
 
 @dataclass(slots=True)
@@ -747,6 +787,7 @@ class _Decoder:
         self._fact_cache: dict = {}
         self._placed_facts: dict = {}   # (the world's piles, a placement of the lost cards) -> facts
         self._group_cache: dict = {}    # a group's solves, shared with the copies told one more answer
+        self._first_solve: dict = {}    # (reads, cards) -> the group's first matrix and solve, shared so too
         self.budget: _Budget | None = None   # a copy told an answer weighs within its checker's budget
         self._costs()
         self._groups()
@@ -853,7 +894,11 @@ class _Decoder:
         key = (tuple(reads), tuple(cards), tuple(map(id, costs)), placed)
         if key not in self._group_cache:
             matrix = self._group_matrix(reads, cards)
-            self._group_cache[key] = (matrix, _assign(matrix) if len(matrix) else None, {}, costs)
+            # the same reads and cards solved before (this hand before an answer) start the solve
+            first = self._first_solve.get(key[:2])
+            base = _assign(matrix, first) if len(matrix) else None
+            self._first_solve.setdefault(key[:2], (matrix, base))
+            self._group_cache[key] = (matrix, base, {}, costs)
         matrix, base, forced, _ = self._group_cache[key]
         if base is None:
             return {}, 0.0
@@ -869,7 +914,7 @@ class _Decoder:
                     col = len(cards) + a if force[1] == NOT_A_CARD else cards.index(force[1])
                     # an option the read does not have is taken at no cost, as asked
                     pin = (a, col, self.reads[force[0]].cost.get(force[1], 0.0))
-                forced[force] = _assign(matrix, base, pin)
+                forced[force] = _forced(matrix, base, pin)
             solved = forced[force]
         k = len(cards)
         return ({i: (cards[solved.rows[a]] if solved.rows[a] < k else NOT_A_CARD) for a, i in enumerate(reads)},

@@ -24,6 +24,7 @@ from vision.hand import (
     PileRead,
     Sighting,
     _assign,
+    _forced,
     _Decoder,
     _gaps,
     _merge_same_card,
@@ -348,8 +349,8 @@ def test_every_deck_card_lies_in_exactly_one_pile_and_a_settled_hand_is_right(de
             assert hand.sides[s].card_points == game.count(dec if s == "declarer" else dfn)
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.integers(1, 6), st.integers(0, 2**31 - 1))
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 7), st.integers(0, 2**31 - 1))
 def test_assignment_is_the_cheapest_permutation(n, seed):
     rng = np.random.default_rng(seed)
     cost = rng.uniform(0, 10, (n, n))
@@ -358,17 +359,26 @@ def test_assignment_is_the_cheapest_permutation(n, seed):
     assert sorted(solved.rows) == list(range(n))
     best = min(sum(cost[i][p[i]] for i in range(n)) for p in itertools.permutations(range(n)))
     assert solved.total == pytest.approx(best)
-    # Started again from that solve with one row forced onto one column (at another cost): the cheapest
-    # permutation that has it.
-    row, col, keep = int(rng.integers(n)), int(rng.integers(n)), float(rng.uniform(0, 10))
-    forced = _assign(cost, solved, (row, col, keep))
-    masked = cost.copy()
-    masked[row] = 1e9
-    masked[row, col] = keep
-    best = min(sum(masked[i][p[i]] for i in range(n)) for p in itertools.permutations(range(n)))
-    assert sorted(forced.rows) == list(range(n)) and forced.total == pytest.approx(best)
-    if best < 1e9:      # (when the rest cannot do without an option they do not have, any row is as dear)
+    # From that solve, one row forced onto one column (at another cost), several times over (the paths between
+    # columns are found once): the cheapest permutation that has it.
+    for _ in range(3):
+        row, col, keep = int(rng.integers(n)), int(rng.integers(n)), float(rng.uniform(0, 10))
+        forced = _forced(cost, solved, (row, col, keep))
+        masked = cost.copy()
+        masked[row] = 1e9
+        masked[row, col] = keep
+        best = min(sum(masked[i][p[i]] for i in range(n)) for p in itertools.permutations(range(n)))
+        assert sorted(forced.rows) == list(range(n)) and forced.total == pytest.approx(best)
         assert forced.rows[row] == col
+    # Some rows changed (a hand told an answer): solved again from the first, only those rows placed again.
+    changed = cost.copy()
+    for i in rng.choice(n, int(rng.integers(1, n + 1)), replace=False):
+        changed[i] = rng.uniform(0, 10, n)
+        changed[i][rng.random(n) < 0.3] = 1e9
+    again = _assign(changed, (cost, solved))
+    best = min(sum(changed[i][p[i]] for i in range(n)) for p in itertools.permutations(range(n)))
+    assert sorted(again.rows) == list(range(n)) and again.total == pytest.approx(best)
+    assert (changed - again.u[:, None] - again.v[None, :] >= -1e-6).all()     # its potentials stay feasible
 
 
 def test_a_gap_in_a_steady_spread_is_found_where_the_card_lies():
