@@ -45,6 +45,8 @@ class HandSettings:
     min_candidate: float = 1e-5
     hidden: float = 0.02            # chance that a card of a pile was not detected at all
     seen_twice: float = 0.1         # chance that a read is a card another read of its photo is sure of, seen again
+    twice_near: float | None = 0.8  # ... when it is turned against the pile's run (a card's other corner) or lies
+    #                                 within this many index heights of that read; None: anywhere in the photo
     free_share: float = 0.1         # share of a read's doubt given to the cards no read claims
     gap_ratio: float = 1.7          # a step this many times the pile's usual step leaves room for a card
     relook_heat: float = 0.08       # detector threshold when looking again at a gap
@@ -79,10 +81,11 @@ class HandSettings:
     sliver_match: float = 0.5       # ... that no read explains (`PileRead.hidden`: its nearest peak this close)
     sliver_apart: float = 0.12      # ... and this many index heights from a stronger such peak is a card no read
     #                                 shows: the lost cards are placed so that each pile holds that many at least
-    second_looks: int = 0           # extra crops of an unsure pile read (the recogniser's own: 4): the decoder
-    #                                 weighs each read's doubt against the deck, so they settle no more hands (dev
-    #                                 hands, 4 -> 0: settled and right 37, 46, 11, 19 -> 37, 45, 10, 19 of 60, 60, 30,
-    #                                 30; independent 11, 18, 3, 6 -> 11, 18, 4, 6) for 15 % of the pile read's time
+    second_looks: int = 4           # extra crops of an unsure pile read, averaged (the recogniser's own). 0 is a
+    #                                 tenth faster (time ratio 1.41 -> 1.33 at 2028x1520) and settles as many dev hands
+    #                                 (37, 46, 11, 19 -> 37, 45, 10, 19 of 60, 60, 30, 30), but the report hands
+    #                                 lost one settled hand in two rows and put one question whose answers alone
+    #                                 change nothing (a doubt that matters only together with another)
     cover_card: float | None = 0.97  # a read this sure a covered card lies beside it (a release with the covered-
     #                                 card model) counts that card the same way (dev hands: settled and right 32,
     #                                 43, 9, 17 -> 37, 46, 11, 19 of 60, 60, 30, 30; 0.99: 36, 46, 11, 19); None:
@@ -815,7 +818,7 @@ class _Decoder:
             # A read whose cards another read of the same photo is sure of may be that card seen twice (its
             # other index, not joined): then it is no card of its own.
             twice = sum(p for c, p in probs.items() if c != NOT_A_CARD
-                        and any(k != r.k for k in sure.get((r.side, c), ())))
+                        and any(k != r.k and self._again(r, k) for k in sure.get((r.side, c), ())))
             probs[NOT_A_CARD] = max(probs.get(NOT_A_CARD, 0.0), st.seen_twice * twice)
             cardness = 1 - probs.get(NOT_A_CARD, 0.0)
             top = max(p for c, p in probs.items() if c != NOT_A_CARD) if len(probs) > 1 else 0.0
@@ -840,6 +843,19 @@ class _Decoder:
             else:   # a card the players placed in the other pile is no card of this one
                 cost = _without_placed(cost, r.side, self.placed)
             r.cost = cost
+
+    def _again(self, r: _Read, k: int) -> bool:
+        """Whether read r may be the index of the card its photo's read k is sure of, seen again: turned against
+        the pile's run (a card's other corner, often showing on the top cards) or beside read k (a second peak on
+        the same index). A read that runs with the pile, a neighbour's step away, is another card's index."""
+        near = self.st.twice_near
+        if near is None:
+            return True
+        pile = self.piles[r.side].sightings
+        run = np.sum([s.up for s in pile], 0)
+        if float(np.dot(r.s.up, run)) <= 0:
+            return True
+        return math.dist(r.s.centre, pile[k].centre) < near * max(r.s.height, pile[k].height)
 
     def _said_reads(self) -> dict[tuple[str, int], str]:
         """(side, read) -> the card the players said it is."""

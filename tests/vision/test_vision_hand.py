@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import subprocess
 import sys
 from dataclasses import replace
@@ -938,3 +939,79 @@ def test_a_faint_peak_read_surely_as_a_card_may_be_a_sliver_of_a_hidden_one():
     old = _answered_truly(SLOVENIAN, strong, None, truth, [], most=12, settings=HandSettings())
     assert "SQ" in old.sides["declarer"].ids()
     assert [old.sides[s].card_points for s in SIDES] != [SLOVENIAN.count(truth[s]) for s in SIDES]
+
+
+@pytest.mark.parametrize("looks", [0, 2, 4])
+def test_the_pile_read_s_second_looks_are_the_hand_settings_not_the_recogniser_s(looks):
+    """An unsure index of a pile photo is cropped again `HandSettings.second_looks` times (the decoder weighs its
+    doubt against the deck either way); the recogniser's own setting stays for plain recognition."""
+    from vision.recogniser import Recogniser, Settings
+    from vision.runners.fake import FakeRunner
+
+    crops = []
+
+    def detector(batch):
+        _, _, h, w = batch.shape
+        out = np.zeros((1, 6, h // 4, w // 4), np.float32)
+        out[0, 0] = -10.0
+        out[0, 0, 50, 40] = 10.0
+        out[0, 3:5, 50, 40] = (0.0, -1.0)
+        out[0, 5, 50, 40] = math.log(40 / 32)
+        return out
+
+    def classifier(batch):
+        crops.append(len(batch))
+        out = np.full((len(batch), 10), -10.0, np.float32)
+        out[:, 0] = out[:, 1] = 10.0    # T1 or T2, half and half: unsure
+        out[:, 5] = 10.0
+        return out
+
+    rec = Recogniser(FakeRunner(detector), FakeRunner(classifier), ["T1", "T2", "T3", "HK", "none"],
+                     {"T1": 0, "T2": 0, "T3": 0, "HK": 0}, Settings(second_looks=4))
+    reader = HandReader(rec, HandSettings(second_looks=looks, cover_card=None, pile_zoom=None))
+    image = np.zeros((400, 600, 3), np.uint8)
+    crops.clear()
+    reader.read_pile(image, scoring.find_game("slovenian"))
+    assert crops[:1 + looks] == [1] * (1 + looks) and sum(crops) == 1 + looks
+    crops.clear()
+    rec.recognise(image)
+    assert sum(crops) == 5
+
+
+def _spread(cards, doubt: dict[int, tuple] = {}, turned: set[int] = frozenset(), step: float = 130.0):
+    """A straight spread of sure reads, one index every `step` px (an index is 80 px tall); doubt: position ->
+    the likely cards of an unsure read there instead; turned: positions read upside down (a card's other corner)."""
+    game = scoring.find_game("slovenian")
+    pips = {c.id: c.pips for c in game.deck}
+    out = []
+    for n, c in enumerate(cards):
+        up = (0.0, 1.0) if n in turned else (0.0, -1.0)
+        if n in doubt:
+            out.append(Sighting((100.0 + n * step, 300.0), up, 80.0, doubt[n], pips[c], 0.85))
+        else:
+            out.append(replace(Sighting.named(c, pips[c], (100.0 + n * step, 300.0), up), heat=0.9))
+    return out
+
+
+@pytest.mark.parametrize("turned", [False, True])
+def test_an_unsure_read_whose_rivals_are_its_neighbours_is_a_card_not_one_of_them_seen_again(turned):
+    """An unsure read (XI, XII or XIII) beside sure reads of the XII and XIII is the XI: a neighbour a step away
+    is another card's index, so the read is not "one of them seen again" (and not asked about whether it is a card
+    at all). Turned against the pile's run it may be a card's other corner: then that doubt stays."""
+    game = scoring.find_game("slovenian")
+    dec = ["T12", "T11", "T13"] + [c for c in split(game, 40, 5)[0] if c not in ("T11", "T12", "T13")][:23]
+    dfn = [c.id for c in game.deck if c.id not in dec]
+    doubt = {1: (("T12", 0.35), ("T13", 0.3), ("T11", 0.12), ("T10", 0.1), ("none", 0.01))}
+    piles = piles_of(_spread(dec, doubt, {1} if turned else set()), _spread(dfn))
+    reads = _Decoder(game, piles, None, (), HandSettings()).reads
+    none = next(r for r in reads if r.side == "declarer" and r.k == 1).cost["none"]
+    anywhere = _Decoder(game, piles, None, (), HandSettings(twice_near=None))
+    none_anywhere = next(r for r in anywhere.reads if r.side == "declarer" and r.k == 1).cost["none"]
+    if turned:
+        assert none == pytest.approx(none_anywhere)
+    else:
+        assert none > none_anywhere + 1.0     # "no card" at least e times less likely
+        hand = decode(game, piles)
+        assert not hand.questions and "T11" in hand.sides["declarer"].ids()
+        # (taken as one of its neighbours seen again, its 26 cards or 25 and the XI lost round differently)
+        assert [q.choices for q in anywhere.run().questions] == [("T11", "none")]
