@@ -46,7 +46,9 @@ class HandSettings:
     hidden: float = 0.02            # chance that a card of a pile was not detected at all
     seen_twice: float = 0.1         # chance that a read is a card another read of its photo is sure of, seen again
     twice_near: float | None = 0.8  # ... when it is turned against the pile's run (a card's other corner) or lies
-    #                                 within this many index heights of that read; None: anywhere in the photo
+    #                                 within this many index heights of that read; None: anywhere in the photo (dev
+    #                                 hands: settled and right 37, 46, 11, 19 -> 38, 46, 13, 19; independent 11, 18,
+    #                                 3, 6 -> 12, 18, 4, 6; none wrong)
     free_share: float = 0.1         # share of a read's doubt given to the cards no read claims
     gap_ratio: float = 1.7          # a step this many times the pile's usual step leaves room for a card
     relook_heat: float = 0.08       # detector threshold when looking again at a gap
