@@ -793,6 +793,7 @@ class _Decoder:
         self._placed_facts: dict = {}   # (the world's piles, a placement of the lost cards) -> facts
         self._group_cache: dict = {}    # a group's solves, shared with the copies told one more answer
         self._first_solve: dict = {}    # (reads, cards) -> the group's first matrix and solve, shared so too
+        self._runs: dict = {}           # side -> the sum of its reads' up vectors (the way its pile runs)
         self.budget: _Budget | None = None   # a copy told an answer weighs within its checker's budget
         self._costs()
         self._groups()
@@ -854,8 +855,9 @@ class _Decoder:
         if near is None:
             return True
         pile = self.piles[r.side].sightings
-        run = np.sum([s.up for s in pile], 0)
-        if float(np.dot(r.s.up, run)) <= 0:
+        if r.side not in self._runs:
+            self._runs[r.side] = np.sum([s.up for s in pile], 0)
+        if float(np.dot(r.s.up, self._runs[r.side])) <= 0:
             return True
         return math.dist(r.s.centre, pile[k].centre) < near * max(r.s.height, pile[k].height)
 

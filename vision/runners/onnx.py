@@ -33,7 +33,7 @@ class OnnxRunner:
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         # Worker threads sleep after a run instead of spinning for the next: the detector's, the classifier's and
         # the covered model's threads take turns on the same cores, and a spinning pool starves the next model's
-        # (2-core laptop, 2028x1520 pile photos: recognition -30 % wall and -45 % CPU time; see the README)
+        # (2-core VM, 2028x1520 photos: recognition -35 % wall and -45 % CPU time; see the README)
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         # Shared arena, no per-shape memory patterns (input sizes change from photo to photo). Without an
         # arena every run mallocs and frees its buffers: the heap fragments or, trimmed, faults them in again.
