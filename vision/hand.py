@@ -787,8 +787,9 @@ class _Decoder:
         self.reads = [_Read(side, k, s, {}) for side in SIDES if side in piles
                       for k, s in enumerate(piles[side].sightings)]
         self.placed = {a.card: a.side for a in self.answers if a.kind == "which_pile"}
-        # cards a pile shows only as slivers: its lost cards are at least that many
-        self.least = {side: len(piles[side].hidden(st)) for side in SIDES if side in piles}
+        # cards a pile shows only as slivers or covered: its lost cards are at least that many. Only until the
+        # players answer: a count one too many, with their true answers, can leave one wrong placement alone.
+        self.least = {side: 0 if self.answers else len(piles[side].hidden(st)) for side in SIDES if side in piles}
         self._fact_cache: dict = {}
         self._placed_facts: dict = {}   # (the world's piles, a placement of the lost cards) -> facts
         self._group_cache: dict = {}    # a group's solves, shared with the copies told one more answer

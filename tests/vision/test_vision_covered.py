@@ -192,3 +192,21 @@ def test_the_bundled_release_has_the_covered_card_model_and_a_damaged_one_is_ref
     (folder / "covered.onnx").unlink()
     with pytest.raises(ModelError, match="missing covered file"):
         Recogniser.load(folder)
+
+
+def test_the_covered_count_holds_only_until_the_players_answer():
+    """A covered-card count one too many, together with the players' true answers, can leave one wrong placement
+    alone (an independent hand: two sure neighbours in a pile whose reads were all its cards). Once anything is
+    answered the count is dropped: the answers decide, and a tap more is asked where needed."""
+    from vision.hand import Answer
+
+    dec, dfn = split(26, 1)
+    dfn, dec = [c for c in dfn if c not in ("T1", "T2")], [c for c in dec if c not in ("T1", "T2")]
+    piles = {"declarer": pile(dec, {3: 0.99}), "defenders": pile(dfn)}
+    fresh = _Decoder(SLOVENIAN, piles, None, (), ST)
+    assert fresh.least == {"declarer": 1, "defenders": 0}
+    told = _Decoder(SLOVENIAN, piles, None, [Answer("which_pile", "defenders", "T2")], ST)
+    assert told.least == {"declarer": 0, "defenders": 0}
+    # without the count, the pile of the one lost card left is asked
+    hand = told.run()
+    assert [q.card for q in hand.questions if q.kind == "which_pile"] == ["T1"]
