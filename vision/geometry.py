@@ -76,8 +76,7 @@ def crop_indices(image: np.ndarray, center: np.ndarray, up: np.ndarray, height: 
         # crop (x, y) -> image: c + (x - cw/2 + .5) s right - (y - ch/2 + .5) s up
         m = np.array([[s * right[0], -s * u[0], 0.0], [s * right[1], -s * u[1], 0.0]])
         m[:, 2] = c - m[:, 0] * (cw / 2 - 0.5) - m[:, 1] * (ch / 2 - 0.5)
-        crop = cv2.warpAffine(image, m, (cw, ch), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                              borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+        crop = _upright(image, m, (cw, ch))
         out[i] = cv2.resize(crop, (CROP_W, CROP_H), interpolation=cv2.INTER_AREA) if over > 1 else crop
     return out
 
@@ -106,6 +105,11 @@ def crop_beside(image: np.ndarray, center: np.ndarray, up: np.ndarray, height: n
         m = np.zeros((2, 3))
         m[:, 0], m[:, 1] = s * right, -s * u
         m[:, 2] = c + (BESIDE_ACROSS[0] * h + 0.5 * s) * right + (BESIDE_ALONG[1] * h - 0.5 * s) * u
-        out[i] = cv2.warpAffine(image, m, (BESIDE_W, BESIDE_H), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                                borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+        out[i] = _upright(image, m, (BESIDE_W, BESIDE_H))
     return out
+
+
+def _upright(image: np.ndarray, m: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """The crop of `size` (w, h) whose pixel (x, y) is the photo's point m @ (x, y, 1); outside the photo black."""
+    return cv2.warpAffine(image, m, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                          borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
