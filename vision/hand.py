@@ -787,9 +787,9 @@ class _Decoder:
         self.reads = [_Read(side, k, s, {}) for side in SIDES if side in piles
                       for k, s in enumerate(piles[side].sightings)]
         self.placed = {a.card: a.side for a in self.answers if a.kind == "which_pile"}
-        # cards a pile shows only as slivers or covered: its lost cards are at least that many. Only until the
-        # players answer: a count one too many, with their true answers, can leave one wrong placement alone.
-        self.least = {side: 0 if self.answers else len(piles[side].hidden(st)) for side in SIDES if side in piles}
+        # cards a pile shows only as slivers or covered: its lost cards are at least that many (once the players
+        # have answered, it no longer settles a hand alone: `_unconfirmed`)
+        self.least = {side: len(piles[side].hidden(st)) for side in SIDES if side in piles}
         self._fact_cache: dict = {}
         self._placed_facts: dict = {}   # (the world's piles, a placement of the lost cards) -> facts
         self._group_cache: dict = {}    # a group's solves, shared with the copies told one more answer
@@ -1152,9 +1152,23 @@ class _Decoder:
             questions = []  # a new photo, not a tap that alone changes nothing (the request says why)
         questions = spreads + questions
         questions += self._count_check(world, questions)
+        if len(every) == 1 and self.answers and self.check:
+            questions = self._unconfirmed(questions)
         # a copy told one more answer is asked only which scores it leaves open: its cards are not listed
         sides = self._sides(world, placements[0], set(alternatives) | set(elsewhere)) if self.check else {}
         return HandRead(self.game.id, sides, questions, self.rest, frozenset(every))
+
+    def _unconfirmed(self, questions: list[Question]) -> list[Question]:
+        """A hand the covered count settles once the players have answered is read again without the count:
+        when that leaves other scores, its questions are put. A count one too many, with the players' true
+        answers, could leave one wrong placement alone; asked, their answer confirms the count or overrules it.
+        (Kept through the answers, so that each question is weighed as its answer will be read.)"""
+        if not any(self.least.values()):
+            return questions
+        free = copy.copy(self)
+        free.least = dict.fromkeys(self.least, 0)
+        h = free.run()
+        return h.questions if len(h.outcomes) > 1 and h.questions else questions
 
     def _elsewhere(self, world: dict[int, str], total: float, base_set: frozenset, budget: _Budget
                    ) -> dict[int, frozenset]:

@@ -194,10 +194,12 @@ def test_the_bundled_release_has_the_covered_card_model_and_a_damaged_one_is_ref
         Recogniser.load(folder)
 
 
-def test_the_covered_count_holds_only_until_the_players_answer():
+def test_once_the_players_answer_the_covered_count_settles_nothing_they_have_not_confirmed():
     """A covered-card count one too many, together with the players' true answers, can leave one wrong placement
     alone (an independent hand: two sure neighbours in a pile whose reads were all its cards). Once anything is
-    answered the count is dropped: the answers decide, and a tap more is asked where needed."""
+    answered the count still orders the questions (each is weighed as its answer will be read), but a hand it
+    alone settles is read again without it, and that reading's question is put: the answer confirms the count or
+    overrules it."""
     from vision.hand import Answer
 
     dec, dfn = split(26, 1)
@@ -205,8 +207,18 @@ def test_the_covered_count_holds_only_until_the_players_answer():
     piles = {"declarer": pile(dec, {3: 0.99}), "defenders": pile(dfn)}
     fresh = _Decoder(SLOVENIAN, piles, None, (), ST)
     assert fresh.least == {"declarer": 1, "defenders": 0}
-    told = _Decoder(SLOVENIAN, piles, None, [Answer("which_pile", "defenders", "T2")], ST)
-    assert told.least == {"declarer": 0, "defenders": 0}
-    # without the count, the pile of the one lost card left is asked
+    t2 = Answer("which_pile", "defenders", "T2")
+    told = _Decoder(SLOVENIAN, piles, None, [t2], ST)
+    assert told.least == {"declarer": 1, "defenders": 0}
+    # the count alone would put T1 with the Declarer: the players are asked instead
     hand = told.run()
+    assert len(hand.outcomes) == 1
     assert [q.card for q in hand.questions if q.kind == "which_pile"] == ["T1"]
+    # either answer settles it, where the players put it (an overruled count is not trusted)
+    for side in ("declarer", "defenders"):
+        end = _Decoder(SLOVENIAN, piles, None, [t2, Answer("which_pile", side, "T1")], ST).run()
+        assert end.settled
+        assert "T1" in end.sides[side].ids() and "T2" in end.sides["defenders"].ids()
+    # a copy told the answer (the checker's) weighs it as the hand read with it will: by the count
+    copy_told = fresh._told(t2, fresh._check_budget()).run()
+    assert copy_told.outcomes == hand.outcomes
