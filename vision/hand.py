@@ -88,10 +88,15 @@ class HandSettings:
     #                                 (37, 46, 11, 19 -> 37, 45, 10, 19 of 60, 60, 30, 30), but the report hands
     #                                 lost one settled hand in two rows and put one question whose answers alone
     #                                 change nothing (a doubt that matters only together with another)
-    cover_card: float | None = 0.97  # a read this sure a covered card lies beside it (a release with the covered-
+    cover_card: float | None = 0.9  # a read this sure a covered card lies beside it (a release with the covered-
     #                                 card model) counts that card the same way (dev hands: settled and right 32,
-    #                                 43, 9, 17 -> 37, 46, 11, 19 of 60, 60, 30, 30; 0.99: 36, 46, 11, 19); None:
-    #                                 the model is not run (it costs 0.2-0.3 of the hand time ratio)
+    #                                 43, 9, 17 -> 37, 46, 11, 19 of 60, 60, 30, 30 at 0.97; 0.99: 36, 46, 11, 19;
+    #                                 with `count_cap`, 0.97: 40, 48, 14, 19; 0.9 and 0.8: 43, 48, 16, 20; 0.5: 47,
+    #                                 48, 17, 21 but one 42-card hand settled wrong); None: the model is not run (it
+    #                                 costs 0.2-0.3 of the hand time ratio)
+    count_cap: bool = True          # a pile that counts more such cards than are lost holds all the lost cards
+    #                                 (unless the other pile's count wants some too); False: the count is then not
+    #                                 trusted at all (dev: 38, 46, 13, 19 at 0.97)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1035,8 +1040,17 @@ class _Decoder:
         if counted and any(self.least.values()):
             # A pile showing slivers where no read is holds at least that many of the lost cards (not trusted
             # where no placement the count allows has them).
+            need = self.least
+            if self.st.count_cap and out:
+                # more than are lost: a card counted twice (two covering reads), or a card counted whose read
+                # stands elsewhere. Either way the lost cards lie here, or a read elsewhere may be one of them
+                # (`_elsewhere` weighs that as for any lost card).
+                lost = len(out[0])
+                need = {side: min(n, lost) for side, n in need.items()}
+                if sum(need.values()) > lost:
+                    need = self.least
             out = [p for p in out if all(sum(1 for s in p.values() if s == side) >= n
-                                         for side, n in self.least.items())] or out
+                                         for side, n in need.items())] or out
         return out
 
     def _fitting(self, world: dict[int, str], placements: list[dict[str, str]], allowed: frozenset[int]

@@ -72,8 +72,30 @@ def test_a_covered_card_places_the_lost_card_in_its_pile(seed):
     other = _Decoder(SLOVENIAN, {"declarer": pile(dec), "defenders": pile(dfn, {5: 0.99})}, None, (), ST).run()
     assert other.questions == [] and "T1" in other.sides["defenders"].ids()
     # not sure enough: still asked
-    unsure = _Decoder(SLOVENIAN, {"declarer": pile(dec, {3: 0.9}), "defenders": pile(dfn)}, None, (), ST).run()
+    unsure = _Decoder(SLOVENIAN, {"declarer": pile(dec, {3: ST.cover_card - 0.05}), "defenders": pile(dfn)}, None,
+                      (), ST).run()
     assert [q.card for q in unsure.questions] == ["T1"]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_pile_counting_more_covered_cards_than_are_lost_holds_them_all(seed):
+    """Three covering reads in the Declarer's pile, two cards lost (a covered card counted by two reads, or one
+    whose read stands elsewhere): both lost cards lie with the Declarer. Without the cap the count is not
+    trusted and the piles are asked."""
+    import dataclasses
+
+    dec, dfn = split(26, seed)
+    lost = ("T1", "T21")
+    dfn, dec = [c for c in dfn if c not in lost], [c for c in dec if c not in lost]
+    piles = {"declarer": pile(dec, {3: 0.99, 4: 0.95, 9: 0.99}), "defenders": pile(dfn)}
+    hand = _Decoder(SLOVENIAN, piles, None, (), ST).run()
+    assert hand.settled and {"T1", "T21"} <= set(hand.sides["declarer"].ids())
+    uncapped = _Decoder(SLOVENIAN, piles, None, (), dataclasses.replace(ST, count_cap=False)).run()
+    assert {q.card for q in uncapped.questions if q.kind == "which_pile"} == {"T1", "T21"}
+    # counts in both piles that together want more cards than are lost: not trusted
+    both = _Decoder(SLOVENIAN, {"declarer": pile(dec, {3: 0.99, 9: 0.99}), "defenders": pile(dfn, {2: 0.99})},
+                    None, (), ST).run()
+    assert {q.card for q in both.questions if q.kind == "which_pile"} == {"T1", "T21"}
 
 
 def test_covered_cards_in_both_piles_for_one_lost_card_are_not_trusted():
