@@ -91,7 +91,7 @@ class HandSettings:
     cover_card: float | None = 0.9  # a read this sure a covered card lies beside it (a release with the covered-
     #                                 card model) counts that card the same way (dev hands: settled and right 32,
     #                                 43, 9, 17 -> 37, 46, 11, 19 of 60, 60, 30, 30 at 0.97; 0.99: 36, 46, 11, 19;
-    #                                 with `count_cap`, 0.97: 40, 48, 14, 19; 0.9 and 0.8: 43, 48, 16, 20; 0.5: 47,
+    #                                 with `count_cap`, 0.97: 40, 47, 15, 19; 0.9 and 0.8: 43, 48, 16, 20; 0.5: 47,
     #                                 48, 17, 21 but one 42-card hand settled wrong); None: the model is not run (it
     #                                 costs 0.2-0.3 of the hand time ratio)
     count_cap: bool = True          # a pile that counts more such cards than are lost holds all the lost cards
@@ -1047,7 +1047,7 @@ class _Decoder:
                 # (`_elsewhere` weighs that as for any lost card).
                 lost = len(out[0])
                 need = {side: min(n, lost) for side, n in need.items()}
-                if sum(need.values()) > lost:
+                if sum(need.values()) > lost:   # the two piles' counts together want too many: not trusted
                     need = self.least
             out = [p for p in out if all(sum(1 for s in p.values() if s == side) >= n
                                          for side, n in need.items())] or out
