@@ -799,7 +799,8 @@ class _Decoder:
         self._placed_facts: dict = {}   # (the world's piles, a placement of the lost cards) -> facts
         self._group_cache: dict = {}    # a group's solves, shared with the copies told one more answer
         self._first_solve: dict = {}    # (reads, cards) -> the group's first matrix and solve, shared so too
-        self._runs: dict = {}           # side -> the sum of its reads' up vectors (the way its pile runs)
+        # side -> the sum of its reads' up vectors (the way its pile runs)
+        self._runs = {side: np.sum([s.up for s in piles[side].sightings], 0) for side in piles}
         self.budget: _Budget | None = None   # a copy told an answer weighs within its checker's budget
         self._costs()
         self._groups()
@@ -861,8 +862,6 @@ class _Decoder:
         if near is None:
             return True
         pile = self.piles[r.side].sightings
-        if r.side not in self._runs:
-            self._runs[r.side] = np.sum([s.up for s in pile], 0)
         if float(np.dot(r.s.up, self._runs[r.side])) <= 0:
             return True
         return math.dist(r.s.centre, pile[k].centre) < near * max(r.s.height, pile[k].height)
@@ -1042,13 +1041,11 @@ class _Decoder:
             # where no placement the count allows has them).
             need = self.least
             if self.st.count_cap and out:
-                # more than are lost: a card counted twice (two covering reads), or a card counted whose read
-                # stands elsewhere. Either way the lost cards lie here, or a read elsewhere may be one of them
-                # (`_elsewhere` weighs that as for any lost card).
-                lost = len(out[0])
-                need = {side: min(n, lost) for side, n in need.items()}
-                if sum(need.values()) > lost:   # the two piles' counts together want too many: not trusted
-                    need = self.least
+                # More than are lost: a card counted twice (two covering reads), or a card counted whose read
+                # stands elsewhere (`_elsewhere` weighs that read). Capped, unless the two piles' counts together
+                # still want too many.
+                capped = {side: min(n, len(out[0])) for side, n in need.items()}
+                need = capped if sum(capped.values()) <= len(out[0]) else need
             out = [p for p in out if all(sum(1 for s in p.values() if s == side) >= n
                                          for side, n in need.items())] or out
         return out
