@@ -352,6 +352,14 @@ def summarise(rows: list[dict]) -> dict:
                                                     and (r.get("hidden") or 0) > 0),
                     "settled_and_right_when_every_card_shows_a_third": round(
                         sum(r["settled"] and r["right"] for r in seen_all) / len(seen_all), 4)})
+            # The issue's own hands hide at most two cards each: the same share on the hands like them.
+            few = [r[mode] for r in rows if r["deck"] == deck_size and mode in r and r.get("hidden") is not None
+                   and r["hidden"] <= 2]
+            if few:
+                out[f"{deck_size}-card {mode}"].update({
+                    "hands_hiding_at_most_two_cards": len(few),
+                    "settled_and_right_when_at_most_two_cards_hide": round(
+                        sum(r["settled"] and r["right"] for r in few) / len(few), 4)})
             bound = [r[f"bound_{mode}"] for r in rows if r["deck"] == deck_size and f"bound_{mode}" in r]
             if bound:
                 out[f"{deck_size}-card {mode}"]["settled_and_right_if_every_card_showing_a_third_were_read"] = round(

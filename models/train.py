@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -376,6 +377,13 @@ def prepare_finetune(args: argparse.Namespace) -> None:
             tmp = work / (name + ".tmp")
             torch.save(state, tmp)
             tmp.replace(work / name)
+    # The covered-card model goes with the fine-tuned release (models.export takes WORK/cover.pt): it looks at
+    # the card edges and slivers beside a read index, not at the deck's printing, and without it the hand
+    # reader loses its count of covered cards (`models.covered make --faces DECK --work WORK`, then `train`,
+    # fine-tunes it on the deck).
+    if not (work / "cover.pt").exists() and (CHECKPOINTS / "cover.pt").exists():
+        shutil.copyfile(CHECKPOINTS / "cover.pt", work / "cover.pt.tmp")
+        (work / "cover.pt.tmp").replace(work / "cover.pt")
     deck = Deck.load(args.faces, args.deck)
     ref = Deck.load(FACES_DIR) if Path(args.faces).resolve() != FACES_DIR.resolve() else None
     share = args.ref_share if ref is not None else 0.0

@@ -62,20 +62,22 @@ def test_judge_tells_right_from_wrong_and_settled_from_asked():
     assert not asked["settled"] and asked["questions"] == 1 and asked["kinds"] == ["which_pile"]
 
 
-def test_summary_splits_hands_by_whether_every_card_shows_a_third_of_its_index():
+def test_summary_splits_hands_by_how_many_cards_hide_their_index():
     def row(deck, hidden, settled, right):
         r = {"settled": settled, "right": right, "questions": 0 if settled else 2, "idle_questions": 0,
              "exact": right, "unsure": 0, "kinds": [] if settled else ["which_pile", "which_pile"]}
         return {"deck": deck, "hidden": hidden, "both": r}
 
     rows = [row(54, 0, True, True), row(54, 0, False, True), row(54, 2, False, True), row(54, 1, True, False),
-            row(42, 0, True, True)]
+            row(54, 3, True, True), row(42, 0, True, True)]
     out = summarise(rows)
     s54 = out["54-card both"]
-    assert s54["hands"] == 4 and s54["settled_and_right"] == 0.25 and s54["settled_but_wrong"] == 1
-    assert s54["questions_per_hand"] == 1.0 and s54["question_kinds"] == {"which_pile": 4}
-    assert s54["hands_with_a_hidden_card"] == 2
+    assert s54["hands"] == 5 and s54["settled_and_right"] == 0.4 and s54["settled_but_wrong"] == 1
+    assert s54["questions_per_hand"] == 0.8 and s54["question_kinds"] == {"which_pile": 4}
+    assert s54["hands_with_a_hidden_card"] == 3
     assert s54["settled_and_right_when_every_card_shows_a_third"] == 0.5
+    # the issue's own hands hide at most two cards each: the hand hiding three is left out of that share
+    assert s54["hands_hiding_at_most_two_cards"] == 4 and s54["settled_and_right_when_at_most_two_cards_hide"] == 0.25
     assert out["42-card both"]["settled_and_right_when_every_card_shows_a_third"] == 1.0
 
 

@@ -89,8 +89,10 @@ def test_finetune_on_a_deck_folder_resumes_and_exports(tmp_path):
             "--det-steps", "2", "--cls-epochs", "1", "--det-batch", "2", "--det-size", "128", "--threads", "1"]
     assert train.main(args) == 0
     names = sorted(p.name for p in work.iterdir())
-    assert names == ["cls-deck.npz", "cls-ref.npz", "cls.pt", "det-deck.npz", "det-ref.npz", "det.pt",
-                     "progress.json"]
+    assert names == ["cls-deck.npz", "cls-ref.npz", "cls.pt", "cover.pt", "det-deck.npz", "det-ref.npz",
+                     "det.pt", "progress.json"]
+    # the covered-card model goes with the fine-tune, as committed (the hand reader's count of covered cards)
+    assert (work / "cover.pt").read_bytes() == (train.CHECKPOINTS / "cover.pt").read_bytes()
     assert json.loads((work / "progress.json").read_text())["finished"]     # the Training page's "Finished"
     det = torch.load(work / "det.pt", weights_only=False)
     assert det["step"] == 2                                    # the fine-tune's own schedule, from step 0
@@ -104,6 +106,8 @@ def test_finetune_on_a_deck_folder_resumes_and_exports(tmp_path):
     out = tmp_path / "release"
     assert export.main(["--work", str(work), "--out", str(out), "--deck", str(deck / "deck.json")]) == 0
     assert (out / "model.json").exists()
+    assert json.loads((out / "model.json").read_text())["covered"] == "covered.onnx"
+    assert (out / "covered.onnx.sha256").exists()     # checked with the same manifest as the rest
 
 
 def test_release_check_refuses_a_worse_release(monkeypatch, tmp_path):
@@ -226,3 +230,5 @@ def test_finetune_photos_can_be_cut_as_the_hand_reader_sees_them(monkeypatch, tm
         assert sorted(c[1] for c in calls) == [2, 6]                 # a quarter from the reference deck
         assert {c[2:] for c in calls} == {want}
         assert (work / "cls-deck.npz").exists() and (work / "cls-ref.npz").exists()
+        # the covered-card model goes with the fine-tune (models.export puts WORK/cover.pt in the release)
+        assert (work / "cover.pt").read_bytes() == (train.CHECKPOINTS / "cover.pt").read_bytes()
