@@ -344,22 +344,19 @@ def summarise(rows: list[dict]) -> dict:
                 "unsure_cards_per_hand": round(sum(r["unsure"] for r in sub) / n, 3),
                 "question_kinds": _kinds(sub),
             }
-            # Split by whether any card hides (almost) all of its index: the reader's part and the photo's.
-            seen_all = [r[mode] for r in rows if r["deck"] == deck_size and mode in r and r.get("hidden") == 0]
+            # Split by how many cards hide (almost) all of their index: the reader's part and the photo's; the
+            # issue's own hands hide at most two cards each.
+            hiding = [(r.get("hidden"), r[mode]) for r in rows if r["deck"] == deck_size and mode in r]
+            seen_all = [h for k, h in hiding if k == 0]
             if seen_all:
                 out[f"{deck_size}-card {mode}"].update({
-                    "hands_with_a_hidden_card": sum(1 for r in rows if r["deck"] == deck_size and mode in r
-                                                    and (r.get("hidden") or 0) > 0),
-                    "settled_and_right_when_every_card_shows_a_third": round(
-                        sum(r["settled"] and r["right"] for r in seen_all) / len(seen_all), 4)})
-            # The issue's own hands hide at most two cards each: the same share on the hands like them.
-            few = [r[mode] for r in rows if r["deck"] == deck_size and mode in r and r.get("hidden") is not None
-                   and r["hidden"] <= 2]
+                    "hands_with_a_hidden_card": sum(1 for k, _ in hiding if (k or 0) > 0),
+                    "settled_and_right_when_every_card_shows_a_third": _right(seen_all)})
+            few = [h for k, h in hiding if k is not None and k <= 2]
             if few:
                 out[f"{deck_size}-card {mode}"].update({
                     "hands_hiding_at_most_two_cards": len(few),
-                    "settled_and_right_when_at_most_two_cards_hide": round(
-                        sum(r["settled"] and r["right"] for r in few) / len(few), 4)})
+                    "settled_and_right_when_at_most_two_cards_hide": _right(few)})
             bound = [r[f"bound_{mode}"] for r in rows if r["deck"] == deck_size and f"bound_{mode}" in r]
             if bound:
                 out[f"{deck_size}-card {mode}"]["settled_and_right_if_every_card_showing_a_third_were_read"] = round(
@@ -389,7 +386,12 @@ def summarise(rows: list[dict]) -> dict:
 def _share(rows: list[dict], deck_size: int, key: str) -> float | None:
     """Share of the deck's hands whose `key` run ended settled and right."""
     got = [r[key] for r in rows if r["deck"] == deck_size and key in r]
-    return round(sum(t["settled"] and t["right"] for t in got) / len(got), 4) if got else None
+    return _right(got) if got else None
+
+
+def _right(runs: list[dict]) -> float:
+    """Share of the runs settled and right."""
+    return round(sum(t["settled"] and t["right"] for t in runs) / len(runs), 4)
 
 
 def _kinds(sub: list[dict]) -> dict[str, int]:
