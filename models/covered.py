@@ -8,6 +8,7 @@ crop_beside`, the same crop at training and at the table) and gives the chance t
     python -m models.covered make --work W --hands 240 --seed 132000 --tight               # pushed-together piles
     python -m models.covered make --work W --hands 240 --start 240 --seed 132000 --tight   # (in parts, at once)
     python -m models.covered train --work W --minutes 30 --threads 2                       # resumes from W/cover.pt
+    python -m models.covered make --work W --faces DECK --tight; ... train --work W --lr 5e-4   # a deck's fine-tune
     python -m models.export --work W --tag synth7c          # a release with it (det/cls from models/checkpoints)
     python -m models.covered measure --cache C --release R --hands 90   # counts against a hand benchmark's cache
 
@@ -132,9 +133,11 @@ def make(work: Path, hands: int, seed: int, tight: bool, workers: int = 1, faces
 
 
 def train(work: Path, minutes: float, threads: int = 2, batch: int = 64, lr: float = 2e-3, seed: int = 0,
-          layers=None) -> Path:
+          layers=None, restart: bool = False) -> Path:
     """Train CoverNet on every <work>/cover-*.npz for `minutes` of wall time (cosine schedule over them),
-    resuming from <work>/cover.pt; a tenth of the crops is kept out and reported."""
+    resuming from <work>/cover.pt; a tenth of the crops is kept out and reported. A checkpoint without optimiser
+    state (the release's `models/checkpoints/cover.pt`, which a deck's fine-tune copies in), or `restart`, starts
+    a new schedule from its weights: fine-tuning on a deck's own crops."""
     import torch
     import torch.nn.functional as F
 
@@ -157,8 +160,9 @@ def train(work: Path, minutes: float, threads: int = 2, batch: int = 64, lr: flo
     step, spent = 0, 0.0
     if state:
         net.load_state_dict(state["model"])
-        opt.load_state_dict(state["opt"])
-        step, spent = state["step"], state["minutes"] * 60
+        if "opt" in state and not restart:      # the same schedule, on after a stop or a power cut
+            opt.load_state_dict(state["opt"])
+            step, spent = state["step"], state["minutes"] * 60
     rate = float(y[fit].mean())
     pos_weight = torch.tensor((1 - rate) / max(rate, 1e-6) / 4)     # positives weigh more, not fully balanced
     total = minutes * 60
@@ -250,6 +254,9 @@ def main(argv: list[str] | None = None) -> int:
     tr.add_argument("--work", type=Path, required=True)
     tr.add_argument("--minutes", type=float, default=30.0)
     tr.add_argument("--threads", type=int, default=2)
+    tr.add_argument("--lr", type=float, default=2e-3, help="peak learning rate (5e-4 suits a fine-tune)")
+    tr.add_argument("--restart", action="store_true",
+                    help="a new schedule from <work>/cover.pt's weights (fine-tuning on new crops)")
     tr.add_argument("--layers", default=None,
                     help="a new net's convs as channels/stride pairs, e.g. 16/2,24/2,32/1,48/2,64/2,96/2")
     me = sub.add_parser("measure", help="counted covered cards against the lost cards of a hand benchmark's piles")
@@ -263,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
         make(args.work, args.hands, args.seed, args.tight, args.workers, args.faces, args.start)
     else:
         layers = tuple(tuple(int(v) for v in x.split("/")) for x in args.layers.split(",")) if args.layers else None
-        ck = train(args.work, args.minutes, args.threads, layers=layers)
+        ck = train(args.work, args.minutes, args.threads, lr=args.lr, layers=layers, restart=args.restart)
         print(json.dumps({"checkpoint": str(ck)}))
     return 0
 

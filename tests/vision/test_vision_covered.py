@@ -244,3 +244,27 @@ def test_once_the_players_answer_the_covered_count_settles_nothing_they_have_not
     # a copy told the answer (the checker's) weighs it as the hand read with it will: by the count
     copy_told = fresh._told(t2, fresh._check_budget()).run()
     assert copy_told.outcomes == hand.outcomes
+
+
+def test_the_release_s_covered_model_fine_tunes_on_a_deck_s_crops(tmp_path):
+    """The committed checkpoint holds weights only (no optimiser state, its 30 minutes spent): a deck's fine-tune
+    starts a new schedule from those weights rather than failing or finding its time already spent; once it has
+    saved, a rerun after a stop goes on with the fine-tune's own schedule."""
+    torch = pytest.importorskip("torch", reason="training needs torch (the train extra)")
+    from models.covered import train
+    from models.nets import CoverNet
+
+    rng = np.random.default_rng(3)
+    np.savez(tmp_path / "cover-1-0-4-tight.npz", x=rng.integers(0, 255, (40, BESIDE_H, BESIDE_W, 3), np.uint8),
+             y=(np.arange(40) % 4 == 0).astype(np.float32))
+    net = CoverNet(((8, 2), (12, 2), (16, 2)))
+    torch.save({"model": net.state_dict(), "step": 8785, "minutes": 30.0, "layers": net.layers},
+               tmp_path / "cover.pt")
+    before = {k: v.clone() for k, v in net.state_dict().items()}
+    train(tmp_path, minutes=0.01, threads=1, lr=5e-4)
+    state = torch.load(tmp_path / "cover.pt", weights_only=False)
+    assert "opt" in state and 0 < state["step"] < 8785 and state["minutes"] < 1
+    assert any(not torch.equal(before[k], v) for k, v in state["model"].items())
+    resumed = state["step"]
+    train(tmp_path, minutes=0.02, threads=1, lr=5e-4)      # resumes: the step count goes on from the saved one
+    assert torch.load(tmp_path / "cover.pt", weights_only=False)["step"] > resumed
