@@ -751,6 +751,7 @@ class _Read:
     k: int                     # index in its pile's sightings
     s: Sighting
     cost: dict[str, float]     # card id or "none" -> -log probability
+    twice: float = 0.0         # how likely it reads a card another read beside it (or turned) is sure of
 
 
 class _Budget:
@@ -830,6 +831,7 @@ class _Decoder:
             twice = sum(p for c, p in probs.items() if c != NOT_A_CARD
                         and any(k != r.k and self._again(r, k) for k in sure.get((r.side, c), ())))
             probs[NOT_A_CARD] = max(probs.get(NOT_A_CARD, 0.0), st.seen_twice * twice)
+            r.twice = twice
             cardness = 1 - probs.get(NOT_A_CARD, 0.0)
             top = max(p for c, p in probs.items() if c != NOT_A_CARD) if len(probs) > 1 else 0.0
             # What the classifier is not sure of may belong to any card that no read claims: more so to one
@@ -1183,9 +1185,10 @@ class _Decoder:
 
     def _elsewhere(self, world: dict[int, str], total: float, base_set: frozenset, budget: _Budget
                    ) -> dict[int, frozenset]:
-        """Cards taken by a read unsure of every card, or by a faint detector peak's read however sure (a sliver
-        of a hidden card read as a card of the other pile), that may lie hidden in the other pile instead, with
-        the read no card (a card's index seen again, a coin): read -> the facts then. No single read's other
+        """Cards taken by a read unsure of every card, or by a read of another card that a read beside it is sure
+        of (that card's index seen again, which took a lost card), or by a faint detector peak's read however
+        sure (a sliver of a hidden card read as a card of the other pile), that may lie hidden in the other pile
+        instead, with the read no card (a card's index seen again, a coin): read -> the facts then. No single read's other
         reading shows that world when another unsure read beside it would take the card up."""
         out: dict[int, frozenset] = {}
         if self.rest is not None:
@@ -1195,7 +1198,9 @@ class _Decoder:
         for i, r in enumerate(self.reads):
             c = world[i]
             faint = r.s.heat < self.st.faint_read and not r.s.relook
-            if c == NOT_A_CARD or c in self.placed or (r.side, r.k) in said or (_best_card(r.s) >= 0.5 and not faint):
+            again = r.twice >= 0.5 and r.s.p(c) < 0.5      # a sure neighbour's card seen again took c
+            if c == NOT_A_CARD or c in self.placed or (r.side, r.k) in said or (
+                    _best_card(r.s) >= 0.5 and not faint and not again):
                 continue
             if budget.spent():
                 break

@@ -266,5 +266,6 @@ def test_the_release_s_covered_model_fine_tunes_on_a_deck_s_crops(tmp_path):
     assert "opt" in state and 0 < state["step"] < 8785 and state["minutes"] < 1
     assert any(not torch.equal(before[k], v) for k, v in state["model"].items())
     resumed = state["step"]
-    train(tmp_path, minutes=0.02, threads=1, lr=5e-4)      # resumes: the step count goes on from the saved one
+    # resumes: the step count goes on from the saved one (its minutes spent count against the new budget)
+    train(tmp_path, minutes=state["minutes"] + 0.02, threads=1, lr=5e-4)
     assert torch.load(tmp_path / "cover.pt", weights_only=False)["step"] > resumed

@@ -867,7 +867,10 @@ def test_a_card_an_unsure_read_takes_may_lie_hidden_in_the_other_pile(monkeypatc
     """Hand 11 of seed 90000 on an enrolled printing of the deck: the Declarer's read 36 is no card, unsure
     between four 0-pip taroks, and took the T4 that lies hidden in the Defenders' pile. As none, another unsure
     read beside it took the T4 up, so no single read's doubt showed the other world and the hand was settled
-    wrong. Now the reader also weighs each such card off every read and in the other pile: one tap."""
+    wrong. Now the reader also weighs each such card off every read and in the other pile: the T4 is asked
+    about (its pile, or with the count told, read 36's card). Since session 23 the T10, which the Declarer's read 5
+    took while it reads the T18 its neighbour is sure of (0.56), is weighed in the other pile as well: its pile is
+    asked too."""
     import vision.hand as hand_module
 
     data = json.loads((ROOT / "tests/vision/data/hands/elsewhere.json").read_text())
@@ -876,18 +879,48 @@ def test_a_card_an_unsure_read_takes_may_lie_hidden_in_the_other_pile(monkeypatc
     sizes = game.pile_sizes(data["players"], data["talon"]) if told else None
     truth = data["truth"]
     hand = _Decoder(game, piles, None, [], HandSettings(), sizes=sizes).run()
-    assert [(q.kind, q.card, q.text) for q in hand.questions] == [
-        ("which_pile", "T4", "Which pile is the IV in?")]
+    if told:
+        assert [(q.kind, q.side, q.sighting, q.choices) for q in hand.questions] == [
+            ("which_card", "declarer", 34, ("none", "T4", "T3", "T5"))]
+    else:
+        assert [(q.kind, q.card, q.text) for q in hand.questions] == [
+            ("which_pile", "T10", "Which pile is the X in?"), ("which_pile", "T4", "Which pile is the IV in?")]
     assert next(c for c in hand.sides["declarer"].cards if c.card_id == "T4").unsure
     right = _answered_truly(game, piles, sizes, truth, [], most=12, settings=HandSettings())
     assert [right.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
-    # answered the other way, the read keeps the T4 and the hand is settled so
+    # answered the other way, the read keeps the T4 and only the T10's pile is left open
     kept = _Decoder(game, piles, None, [Answer("which_pile", "declarer", "T4")], HandSettings(), sizes=sizes).run()
-    assert kept.settled and "T4" in kept.sides["declarer"].ids()
+    assert "T4" in kept.sides["declarer"].ids()
+    assert [(q.kind, q.card) for q in kept.questions] == [("which_pile", "T10")]
     # without the check the hand is settled, wrong
     monkeypatch.setattr(hand_module._Decoder, "_elsewhere", lambda *a: {})
     old = _Decoder(game, piles, None, [], HandSettings(), sizes=sizes).run()
     assert old.settled and [old.sides[s].card_points for s in SIDES] != [game.count(truth[s]) for s in SIDES]
+
+
+@pytest.mark.parametrize("told", [False, True])
+def test_a_lost_card_taken_by_a_read_unsure_of_it_may_lie_in_the_other_pile(monkeypatch, told):
+    """Hand 127 of seed 90000 on an enrolled printing (session 23's fine-tune): the Defenders' read 40 is the
+    SJ read 33 beside it is sure of, seen again (SJ 0.55, none 0.10, CJ 0.025), and took the lost CJ, which lies
+    hidden in the Declarer's pile. Its likeliest card was sure enough that it was not weighed in the other pile,
+    though another read holds that card: settled wrong. A read unsure of the card it took is now weighed so."""
+    import vision.hand as hand_module
+
+    data = json.loads((ROOT / "tests/vision/data/hands/seen_again.json").read_text())
+    game = scoring.find_game(data["game"])
+    piles = {s: PileRead.from_json(data["piles"][s]) for s in SIDES}
+    sizes = game.pile_sizes(data["players"], data["talon"]) if told else None
+    truth = data["truth"]
+    hand = _Decoder(game, piles, None, [], HandSettings(), sizes=sizes).run()
+    assert ("which_pile", "CJ") in [(q.kind, q.card) for q in hand.questions]
+    right = _answered_truly(game, piles, sizes, truth, [], most=12, settings=HandSettings())
+    assert [right.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
+    assert "CJ" in right.sides["declarer"].ids()
+    # not weighed in the other pile, the hand is settled with the Jack on the wrong side
+    monkeypatch.setattr(hand_module._Decoder, "_elsewhere", lambda *a: {})
+    old = _Decoder(game, piles, None, [], HandSettings(), sizes=sizes).run()
+    assert old.settled and "CJ" in old.sides["defenders"].ids()
+    assert [old.sides[s].card_points for s in SIDES] != [game.count(truth[s]) for s in SIDES]
 
 
 def test_reads_whose_likeliest_reading_is_no_card_are_weighed_as_none_together():
