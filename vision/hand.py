@@ -1188,8 +1188,8 @@ class _Decoder:
         """Cards taken by a read unsure of every card, or by a read of another card that a read beside it is sure
         of (that card's index seen again, which took a lost card), or by a faint detector peak's read however
         sure (a sliver of a hidden card read as a card of the other pile), that may lie hidden in the other pile
-        instead, with the read no card (a card's index seen again, a coin): read -> the facts then. No single read's other
-        reading shows that world when another unsure read beside it would take the card up."""
+        instead, with the read no card (a card's index seen again, a coin): read -> the facts then. No single
+        read's other reading shows that world when another unsure read beside it would take the card up."""
         out: dict[int, frozenset] = {}
         if self.rest is not None:
             return out

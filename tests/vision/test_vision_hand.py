@@ -903,7 +903,8 @@ def test_a_lost_card_taken_by_a_read_unsure_of_it_may_lie_in_the_other_pile(monk
     """Hand 127 of seed 90000 on an enrolled printing (session 23's fine-tune): the Defenders' read 40 is the
     SJ read 33 beside it is sure of, seen again (SJ 0.55, none 0.10, CJ 0.025), and took the lost CJ, which lies
     hidden in the Declarer's pile. Its likeliest card was sure enough that it was not weighed in the other pile,
-    though another read holds that card: settled wrong. A read unsure of the card it took is now weighed so."""
+    though another read holds that card: settled wrong. A read most likely its neighbour's card seen again, unsure
+    of the card it took, now has that card weighed in the other pile too."""
     import vision.hand as hand_module
 
     data = json.loads((ROOT / "tests/vision/data/hands/seen_again.json").read_text())
