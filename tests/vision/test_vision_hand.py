@@ -608,10 +608,18 @@ def _possible(game, piles, q, answers=(), st=PATIENT):
     return [_Decoder(game, piles, None, list(answers) + [a], st, False).run().outcomes for a in q.answers()]
 
 
-def test_a_question_whose_answers_leave_the_same_scores_open_is_not_asked():
-    data = json.loads((ROOT / "tests/vision/data/hands/two_lost.json").read_text())
+def _fixture(name: str, told: bool = True):
+    """A hand's pile reads kept in tests/vision/data/hands (from the benchmark): the game, both piles, the count
+    of whole tricks when told (and the file has one), and where every card truly lies."""
+    data = json.loads((ROOT / f"tests/vision/data/hands/{name}.json").read_text())
     game = scoring.find_game(data["game"])
     piles = {s: PileRead.from_json(data["piles"][s]) for s in SIDES}
+    sizes = game.pile_sizes(data["players"], data["talon"]) if told and "players" in data else None
+    return game, piles, sizes, data.get("truth")
+
+
+def test_a_question_whose_answers_leave_the_same_scores_open_is_not_asked():
+    game, piles, _, truth = _fixture("two_lost", told=False)
     st_ = HandSettings(check_s=60, plausible=5.3)   # the 200-to-1 doubts of session 7, that made H3 quiet
     every = _Decoder(game, piles, None, [], st_, False).run()
     asked = _Decoder(game, piles, None, [], st_).run()
@@ -623,7 +631,6 @@ def test_a_question_whose_answers_leave_the_same_scores_open_is_not_asked():
         assert len(set(map(frozenset, _possible(game, piles, q)))) > 1
     told = _Decoder(game, piles, None, [Answer("which_pile", "declarer", "T10")], st_).run()
     assert told.questions == [] and len(told.outcomes) == 1
-    truth = data["truth"]
     for s in SIDES:
         assert told.sides[s].card_points == game.count(truth[s])
 
@@ -651,10 +658,7 @@ def test_a_read_unsure_of_every_card_is_asked_whether_it_is_one():
     """Hand 197 of seed 90000 (42 cards): the Declarer's read 14 is no card, unsure of every card it might be.
     Taken for the lost T18, it made the count fit with two more lost cards in the Declarer's pile, and the hand
     ended settled wrong after truthful taps. Whether such a read is a card at all is asked up to 200 to 1."""
-    data = json.loads((ROOT / "tests/vision/data/hands/no_card.json").read_text())
-    game = scoring.find_game(data["game"])
-    piles = {s: PileRead.from_json(data["piles"][s]) for s in SIDES}
-    sizes, truth = game.pile_sizes(data["players"], data["talon"]), data["truth"]
+    game, piles, sizes, truth = _fixture("no_card")
     hand = _answered_truly(game, piles, sizes, truth, [])
     assert {s: sorted(hand.sides[s].ids()) for s in SIDES} == {s: sorted(truth[s]) for s in SIDES}
     # asked about as any other reading, the truthful taps end on a wrong hand
@@ -666,11 +670,7 @@ def test_a_read_of_a_card_seen_surely_in_its_own_photo_may_be_that_card_again():
     """Hand 52 of the generator's seed 90000: the Declarer's read 5 (D4 or D1, both read surely elsewhere in that
     photo) is one of them seen twice. Taken for the lost T12 it made the count fit with the lost Jacks in the
     Declarer's pile: settled wrong. Now the hand asks about that read, and the truthful answer settles it right."""
-    data = json.loads((ROOT / "tests/vision/data/hands/seen_twice.json").read_text())
-    game = scoring.find_game(data["game"])
-    piles = {s: PileRead.from_json(data["piles"][s]) for s in SIDES}
-    sizes = game.pile_sizes(data["players"], data["talon"])
-    truth = data["truth"]
+    game, piles, sizes, truth = _fixture("seen_twice")
     hand = _Decoder(game, piles, None, [], HandSettings(check_s=60), sizes=sizes).run()
     assert hand.questions, "settled although read 5 may be the T12 or nothing"
     q = next(q for q in hand.questions if q.kind == "which_card" and q.side == "declarer" and q.sighting == 5)
@@ -694,10 +694,7 @@ def test_a_count_that_allows_two_numbers_of_lost_cards_asks_how_many():
     lost and the count of whole tricks allows one or four of them in the Declarer's pile. No single card's pile
     tells 24 from 27 cards, so no which_pile question narrows the score; the hand was once called settled with
     27. Now it asks how many cards the Declarer's pile holds, and the truthful answers settle it right."""
-    data = json.loads((ROOT / "tests/vision/data/hands/two_counts.json").read_text())
-    game = scoring.find_game(data["game"])
-    piles = {s: PileRead.from_json(data["piles"][s]) for s in SIDES}
-    sizes, truth = game.pile_sizes(data["players"], data["talon"]), data["truth"]
+    game, piles, sizes, truth = _fixture("two_counts")
     placed = [Answer("which_pile", "defenders", c) for c in ("T1", "T3", "DQ", "DJ", "T5")] + [
         Answer("which_card", "declarer", "SQ", 22)]
     hand = _Decoder(game, piles, None, placed, HandSettings(check_s=60), sizes=sizes).run()
@@ -716,10 +713,7 @@ def test_lost_cards_that_round_the_points_only_together_ask_the_pile_size_once()
     """Hand 28 of the generator's seed 90000: three lost 0-pip cards whose piles move the rounded Card Points
     only together. A which_pile question was put first and left the same two scores open either way; the
     pile's size tells them apart in one tap."""
-    data = json.loads((ROOT / "tests/vision/data/hands/rounding.json").read_text())
-    game = scoring.find_game(data["game"])
-    piles = {s: PileRead.from_json(data["piles"][s]) for s in SIDES}
-    truth = data["truth"]
+    game, piles, _, truth = _fixture("rounding", told=False)
     hand = _Decoder(game, piles, None, [], HandSettings(check_s=60)).run()
     assert len(hand.outcomes) == 2
     (q,) = hand.questions
@@ -826,10 +820,7 @@ def test_a_slow_or_busy_machine_asks_the_same_questions(monkeypatch, name, tick)
     seconds (the old 1.0 and 0.6 s) gave other questions on the same hand once the clock ran slow."""
     import vision.hand as hand_module
 
-    data = json.loads((ROOT / f"tests/vision/data/hands/{name}.json").read_text())
-    game = scoring.find_game(data["game"])
-    piles = {s: PileRead.from_json(data["piles"][s]) for s in SIDES}
-    sizes = game.pile_sizes(data["players"], data["talon"]) if "players" in data else None
+    game, piles, sizes, _ = _fixture(name)
     timed = HandSettings(budget_solves=10 ** 9, check_solves=10 ** 9, budget_s=1.0, check_s=0.6)
 
     def questions(st):
@@ -873,11 +864,7 @@ def test_a_card_an_unsure_read_takes_may_lie_hidden_in_the_other_pile(monkeypatc
     asked too."""
     import vision.hand as hand_module
 
-    data = json.loads((ROOT / "tests/vision/data/hands/elsewhere.json").read_text())
-    game = scoring.find_game(data["game"])
-    piles = {s: PileRead.from_json(data["piles"][s]) for s in SIDES}
-    sizes = game.pile_sizes(data["players"], data["talon"]) if told else None
-    truth = data["truth"]
+    game, piles, sizes, truth = _fixture("elsewhere", told)
     hand = _Decoder(game, piles, None, [], HandSettings(), sizes=sizes).run()
     if told:
         assert [(q.kind, q.side, q.sighting, q.choices) for q in hand.questions] == [
@@ -907,11 +894,7 @@ def test_a_lost_card_taken_by_a_read_unsure_of_it_may_lie_in_the_other_pile(monk
     of the card it took, now has that card weighed in the other pile too."""
     import vision.hand as hand_module
 
-    data = json.loads((ROOT / "tests/vision/data/hands/seen_again.json").read_text())
-    game = scoring.find_game(data["game"])
-    piles = {s: PileRead.from_json(data["piles"][s]) for s in SIDES}
-    sizes = game.pile_sizes(data["players"], data["talon"]) if told else None
-    truth = data["truth"]
+    game, piles, sizes, truth = _fixture("seen_again", told)
     hand = _Decoder(game, piles, None, [], HandSettings(), sizes=sizes).run()
     assert ("which_pile", "CJ") in [(q.kind, q.card) for q in hand.questions]
     right = _answered_truly(game, piles, sizes, truth, [], most=12, settings=HandSettings())
@@ -931,10 +914,7 @@ def test_reads_whose_likeliest_reading_is_no_card_are_weighed_as_none_together()
     no single doubt showed it: settled wrong. Now those reads are also weighed as no card together."""
     import vision.hand as hand_module
 
-    data = json.loads((ROOT / "tests/vision/data/hands/no_cards.json").read_text())
-    game = scoring.find_game(data["game"])
-    piles = {s: PileRead.from_json(data["piles"][s]) for s in SIDES}
-    sizes, truth = game.pile_sizes(data["players"], data["talon"]), data["truth"]
+    game, piles, sizes, truth = _fixture("no_cards")
     hand = _Decoder(game, piles, None, [], HandSettings(), sizes=sizes).run()
     assert hand.questions and len(hand.outcomes) > 1
     right = _answered_truly(game, piles, sizes, truth, [], most=12, settings=HandSettings())
