@@ -379,8 +379,8 @@ def prepare_finetune(args: argparse.Namespace) -> None:
             tmp.replace(work / name)
     # The covered-card model goes with the fine-tuned release (models.export takes WORK/cover.pt): it looks at
     # the card edges and slivers beside a read index, not at the deck's printing, and without it the hand
-    # reader loses its count of covered cards (`models.covered make --faces DECK --work WORK`, then `train`,
-    # fine-tunes it on the deck).
+    # reader loses its count of covered cards. (`models.covered make --faces DECK --work WORK`, then `train`,
+    # fine-tunes it on the deck; on a held-out printing that ranked covered cards no better, session 23.)
     if not (work / "cover.pt").exists() and (CHECKPOINTS / "cover.pt").exists():
         shutil.copyfile(CHECKPOINTS / "cover.pt", work / "cover.pt.tmp")
         (work / "cover.pt.tmp").replace(work / "cover.pt")
