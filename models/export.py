@@ -22,9 +22,9 @@ import torch
 
 from models.dataset import DET_LONG
 from models.nets import COVER_LAYERS, N_PIPS, CoverNet, IndexClassifier, IndexDetector
-from vision.geometry import BESIDE_H, BESIDE_W
 from models.synth import FACES_DIR
 from models.train import CHECKPOINTS
+from vision.geometry import BESIDE_H, BESIDE_W
 
 CARDS_DIR = Path(__file__).with_name("cards")
 

@@ -7,9 +7,10 @@ import json
 import math
 import subprocess
 import sys
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from types import SimpleNamespace
+from types import MappingProxyType, SimpleNamespace
 
 import numpy as np
 import pytest
@@ -25,8 +26,8 @@ from vision.hand import (
     PileRead,
     Sighting,
     _assign,
-    _forced,
     _Decoder,
+    _forced,
     _gaps,
     _merge_same_card,
 )
@@ -992,7 +993,7 @@ def test_the_pile_read_s_second_looks_are_the_hand_settings_not_the_recogniser_s
     assert sum(crops) == 5
 
 
-def _spread(cards, doubt: dict[int, tuple] = {}, turned: set[int] = frozenset(), step: float = 130.0):
+def _spread(cards, doubt: Mapping[int, tuple] = MappingProxyType({}), turned: set[int] = frozenset(), step: float = 130.0):
     """A straight spread of sure reads, one index every `step` px (an index is 80 px tall); doubt: position ->
     the likely cards of an unsure read there instead; turned: positions read upside down (a card's other corner)."""
     game = scoring.find_game("slovenian")
