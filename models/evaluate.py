@@ -30,7 +30,8 @@ from vision import Recogniser
 from vision.errors import ImageError
 from vision.geometry import index_offset
 from vision.image import read_image
-from vision.recogniser import MODELS_DIR, NOT_A_CARD, club_deck, write_release_check
+from vision.recogniser import MODELS_DIR, NOT_A_CARD, write_release_check
+from vision.recogniser import bundled as reference_release
 
 DONT_CARE = 0.05
 TELL_MM2 = 1.0    # less than 1 mm² of telling difference in view: 6 px on the smallest cards, no one can name it
@@ -225,7 +226,7 @@ def check_release(candidate: Path, bundled: Path | None, faces: Path, *, n: int 
     deck, g = Deck.load(faces), scoring.find_game(game)
     enrol_photos = enrol_photos if enrol_photos is not None else enrolment_photos(faces)
     if bundled is None:
-        others = sorted(p for p in MODELS_DIR.glob("*") if (p / "model.json").exists() and not club_deck(p)
+        others = sorted(p for p in MODELS_DIR.glob("*") if reference_release(p)
                         and p.resolve() != Path(candidate).resolve())
         if not others:
             raise SystemExit(f"no bundled release under {MODELS_DIR} to compare {candidate} with")

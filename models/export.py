@@ -53,6 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tag", default="synth")
     ap.add_argument("--out", type=Path, default=None, help="release folder (default models/cards/<date>-<tag>)")
     ap.add_argument("--deck", type=Path, default=FACES_DIR / "deck.json")
+    ap.add_argument("--any-printing", action="store_true",
+                    help="a release trained for printings it has never seen (a club's cards before enrolment): "
+                         "loaded only when the configuration names it, never picked as the newest")
     args = ap.parse_args(argv)
     out = args.out or CARDS_DIR / f"{dt.date.today():%Y-%m-%d}-{args.tag}"
     out.mkdir(parents=True, exist_ok=True)
@@ -109,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         # a club's own deck: loaded only when the configuration names it, and only once it passed its check
         **({"club_deck": deck.get("name") or args.deck.parent.name}
            if args.deck.resolve() != (FACES_DIR / "deck.json").resolve() else {}),
+        **({"any_printing": True} if args.any_printing else {}),
         **({"sliver_channel": 6} if sliver_state else {}),
         **({"covered": "covered.onnx",
             "covered_input": f"(N, 3, {BESIDE_H}, {BESIDE_W}) float32 BGR 0..255, upright crop around an index "

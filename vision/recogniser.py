@@ -105,9 +105,9 @@ def sha256_file(path: Path) -> str:
 
 
 def latest_release(root: Path = MODELS_DIR) -> Path:
-    """The newest release for the reference deck (a club deck's release is used only when configured)."""
-    releases = sorted(p for p in root.glob("*") if (p / "model.json").exists()
-                      and not club_deck(p)) if root.is_dir() else []
+    """The newest release for the reference deck (a club deck's release, and one for printings not yet enrolled,
+    are used only when configured)."""
+    releases = sorted(p for p in root.glob("*") if bundled(p)) if root.is_dir() else []
     if not releases:
         raise ModelError(f"no model release (folder with model.json) under {root}")
     return releases[-1]
@@ -117,12 +117,29 @@ CHECK_FILE = "check.json"       # the verdict of `python -m models.evaluate --ch
 _CHECKED = ("model.json", "detector.onnx", "classifier.onnx", "labels.txt", "covered.onnx")
 
 
+def _manifest(folder: Path) -> dict:
+    try:
+        data = json.loads((Path(folder) / "model.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def club_deck(folder: Path) -> str | None:
     """The name of the club deck a release was fine-tuned for, or None (the reference deck, or unreadable)."""
-    try:
-        return json.loads((Path(folder) / "model.json").read_text()).get("club_deck")
-    except (OSError, ValueError, AttributeError):
-        return None
+    return _manifest(folder).get("club_deck")
+
+
+def any_printing(folder: Path) -> bool:
+    """Whether a release was trained for printings of the deck it has never seen (a club's cards before they are
+    enrolled): it reads those better and the reference rendering a little worse, so it is used only when
+    configured."""
+    return bool(_manifest(folder).get("any_printing"))
+
+
+def bundled(folder: Path) -> bool:
+    """A release for the reference deck: one `latest_release` may pick and `--check-release` compares with."""
+    return (Path(folder) / "model.json").exists() and not club_deck(folder) and not any_printing(folder)
 
 
 def write_release_check(folder: Path, ok: bool, reason: str, against: str) -> None:

@@ -16,9 +16,10 @@ from device.service import TableService, load_recogniser
 from device.storage import Store
 from device.web import create_app
 from vision import ModelError
+from vision.recogniser import latest_release
 
 REPO = Path(__file__).resolve().parents[2]
-RELEASE = max((REPO / "models" / "cards").glob("*/model.json")).parent
+RELEASE = latest_release(REPO / "models" / "cards")
 
 
 def copy_release(tmp_path: Path) -> Path:
@@ -170,3 +171,41 @@ def test_the_default_release_is_never_a_club_one(tmp_path):
     shutil.copytree(RELEASE, tmp_path / RELEASE.name)
     club_release(tmp_path, "2099-01-01-club")
     assert latest_release(tmp_path).name == RELEASE.name
+
+
+# -- issue 14 item 1: the release for printings not yet enrolled is used only when configured ----------------
+def printings_release(tmp_path: Path, name: str = "2099-01-01-printings") -> Path:
+    folder = tmp_path / name
+    shutil.copytree(RELEASE, folder)
+    manifest = json.loads((folder / "model.json").read_text())
+    manifest["any_printing"] = True
+    (folder / "model.json").write_text(json.dumps(manifest))
+    return folder
+
+
+def test_the_default_release_is_never_the_one_for_other_printings(tmp_path):
+    from vision.recogniser import any_printing, bundled, latest_release
+
+    shutil.copytree(RELEASE, tmp_path / RELEASE.name)
+    newer = printings_release(tmp_path)
+    assert latest_release(tmp_path).name == RELEASE.name
+    assert any_printing(newer) and not bundled(newer) and bundled(tmp_path / RELEASE.name)
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "model.json").write_text("[1, 2]")      # not a manifest: neither kind, no crash
+    assert not any_printing(tmp_path / "broken")
+
+
+def test_the_release_for_other_printings_loads_when_configured_without_a_club_check(tmp_path):
+    folder = printings_release(tmp_path)
+    service = _service(tmp_path, folder)
+    service.start()
+    model = service.status()["model"]
+    assert model["ok"] is True and model["message"] == f"{folder.name} loaded", model
+    service.stop()
+
+
+def test_the_bundled_releases_for_other_printings_are_marked_so():
+    from vision.recogniser import MODELS_DIR, any_printing, latest_release
+
+    marked = [p for p in MODELS_DIR.iterdir() if any_printing(p)]
+    assert marked and all(latest_release() != p for p in marked)

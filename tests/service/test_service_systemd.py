@@ -43,6 +43,20 @@ def test_finetune_unit_passes_systemd_analyze_verify(tmp_path):
     assert "Restart=on-failure" in text and "--finetune" in text and "/var/lib/tarokcam/training" in text
 
 
+def test_the_finetune_unit_runs_the_measured_recipe():
+    """The overnight unit's command parses as models.train takes it, and is the recipe the README measured on a
+    held-out printing (classifier and detector, session 24), not a shorter one."""
+    pytest.importorskip("torch")
+    from models.train import build_parser
+
+    line = next(x for x in (SYSTEMD / "tarokcam-finetune.service").read_text().splitlines()
+                if x.startswith("ExecStart="))
+    argv = line.split()
+    args = build_parser().parse_args(argv[argv.index("models.train") + 1:])
+    assert args.finetune and args.stage == "all" and args.cls_geometry
+    assert (args.cls_photos, args.cls_epochs, args.det_photos, args.det_minutes) == (900, 4, 400, 15)
+
+
 @needs_analyze
 def test_verify_would_catch_a_typo(tmp_path):
     result = verify(UNIT.read_text().replace("WatchdogSec=", "WatchdogSecs="), tmp_path)

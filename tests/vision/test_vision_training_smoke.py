@@ -29,7 +29,14 @@ def test_generate_train_export_load(tmp_path):
     rec = Recogniser.load(out)
     assert len(rec.labels) == 55
     rec.recognise(np.full((300, 400, 3), 90, np.uint8))      # an untrained model runs, whatever it reads
-    assert "sliver_channel" not in manifest and "covered" not in manifest
+    assert "sliver_channel" not in manifest and "covered" not in manifest and "any_printing" not in manifest
+    # a release for printings not yet enrolled: marked so, never the newest one
+    from vision.recogniser import any_printing, latest_release
+    assert export.main(["--work", str(work), "--out", str(tmp_path / "cards" / "2099-01-01-printings"),
+                        "--any-printing"]) == 0
+    assert any_printing(tmp_path / "cards" / "2099-01-01-printings")
+    (tmp_path / "cards" / "2000-01-01-plain").symlink_to(out)
+    assert latest_release(tmp_path / "cards").name == "2000-01-01-plain"
     # the covered-card model: crops from one generated hand, a few seconds of training, exported beside them
     from models import covered
     assert covered.main(["make", "--work", str(work), "--hands", "1", "--seed", "5", "--tight"]) == 0
