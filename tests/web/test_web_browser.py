@@ -248,6 +248,9 @@ def test_the_table_flow_on_a_phone(server, browser):
     # A new evening is asked for first; the earlier one stays readable and exportable.
     browser.get(f"{base}/settings")
     check_phone_page(browser, "Settings")
+    browser.get(f"{base}/training")       # the fine-tune's command and hints wrap on a phone
+    check_phone_page(browser, "Training")
+    browser.get(f"{base}/settings")
     browser.find_element(By.ID, "new-evening").click()
     wait.until(ec.presence_of_element_located((By.ID, "confirm-new-evening")))
     assert len(store.sessions()) == 1 and "1 hands" in browser.find_element(By.ID, "new-evening-question").text

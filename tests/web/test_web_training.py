@@ -3,10 +3,13 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import pytest
 
 from models.dataset import write_progress
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -21,6 +24,15 @@ def test_no_run_yet_says_how_to_start_one(player, work):
     page = player.get("/training").text
     assert 'data-state="none"' in page and "--finetune --work" in page
     assert 'href="/training"' in player.get("/settings").text
+    # the command shown is the overnight unit's (the measured recipe), and the release it names for the
+    # meantime is the bundled one for printings not yet enrolled
+    from vision.recogniser import MODELS_DIR, any_printing
+
+    unit = (REPO / "systemd" / "tarokcam-finetune.service").read_text()
+    recipe = unit.split("/var/lib/tarokcam/training ", 1)[1].split(" --threads")[0]
+    assert recipe in page
+    named = page.split('id="training-meanwhile"', 1)[1].split("models/cards/", 1)[1].split("<", 1)[0]
+    assert any_printing(MODELS_DIR / named)
 
 
 def test_a_running_fine_tune_shows_its_step_and_time_left(player, work):
