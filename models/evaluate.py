@@ -30,8 +30,7 @@ from vision import Recogniser
 from vision.errors import ImageError
 from vision.geometry import index_offset
 from vision.image import read_image
-from vision.recogniser import MODELS_DIR, NOT_A_CARD, write_release_check
-from vision.recogniser import bundled as reference_release
+from vision.recogniser import MODELS_DIR, NOT_A_CARD, reference_release, write_release_check
 
 DONT_CARE = 0.05
 TELL_MM2 = 1.0    # less than 1 mm² of telling difference in view: 6 px on the smallest cards, no one can name it

@@ -107,7 +107,7 @@ def sha256_file(path: Path) -> str:
 def latest_release(root: Path = MODELS_DIR) -> Path:
     """The newest release for the reference deck (a club deck's release, and one for printings not yet enrolled,
     are used only when configured)."""
-    releases = sorted(p for p in root.glob("*") if bundled(p)) if root.is_dir() else []
+    releases = sorted(p for p in root.glob("*") if reference_release(p)) if root.is_dir() else []
     if not releases:
         raise ModelError(f"no model release (folder with model.json) under {root}")
     return releases[-1]
@@ -137,7 +137,7 @@ def any_printing(folder: Path) -> bool:
     return bool(_manifest(folder).get("any_printing"))
 
 
-def bundled(folder: Path) -> bool:
+def reference_release(folder: Path) -> bool:
     """A release for the reference deck: one `latest_release` may pick and `--check-release` compares with."""
     return (Path(folder) / "model.json").exists() and not club_deck(folder) and not any_printing(folder)
 

@@ -184,12 +184,12 @@ def printings_release(tmp_path: Path, name: str = "2099-01-01-printings") -> Pat
 
 
 def test_the_default_release_is_never_the_one_for_other_printings(tmp_path):
-    from vision.recogniser import any_printing, bundled, latest_release
+    from vision.recogniser import any_printing, latest_release, reference_release
 
     shutil.copytree(RELEASE, tmp_path / RELEASE.name)
     newer = printings_release(tmp_path)
     assert latest_release(tmp_path).name == RELEASE.name
-    assert any_printing(newer) and not bundled(newer) and bundled(tmp_path / RELEASE.name)
+    assert any_printing(newer) and not reference_release(newer) and reference_release(tmp_path / RELEASE.name)
     (tmp_path / "broken").mkdir()
     (tmp_path / "broken" / "model.json").write_text("[1, 2]")      # not a manifest: neither kind, no crash
     assert not any_printing(tmp_path / "broken")
