@@ -213,6 +213,15 @@ def read_enrolment_photos(rec, folder: Path, ids: set[str]) -> dict:
     return {"photos": len(photos), "right": len(photos) - len(wrong), "wrong": wrong}
 
 
+def compared_with(candidate: Path, root: Path = MODELS_DIR) -> Path:
+    """The release a candidate is checked against: the newest one for the reference deck other than itself (never
+    a club deck's, nor the one for printings not yet enrolled)."""
+    others = sorted(p for p in root.glob("*") if reference_release(p) and p.resolve() != Path(candidate).resolve())
+    if not others:
+        raise SystemExit(f"no bundled release under {root} to compare {candidate} with")
+    return others[-1]
+
+
 def check_release(candidate: Path, bundled: Path | None, faces: Path, *, n: int = 40, seed: int = 3000,
                   cache: Path | None = None, game: str = "slovenian",
                   enrol_photos: Path | None = None) -> tuple[bool, str, dict, dict]:
@@ -224,12 +233,7 @@ def check_release(candidate: Path, bundled: Path | None, faces: Path, *, n: int 
     one's), each summary with "enrolment_photos" when there were any."""
     deck, g = Deck.load(faces), scoring.find_game(game)
     enrol_photos = enrol_photos if enrol_photos is not None else enrolment_photos(faces)
-    if bundled is None:
-        others = sorted(p for p in MODELS_DIR.glob("*") if reference_release(p)
-                        and p.resolve() != Path(candidate).resolve())
-        if not others:
-            raise SystemExit(f"no bundled release under {MODELS_DIR} to compare {candidate} with")
-        bundled = others[-1]
+    bundled = bundled if bundled is not None else compared_with(candidate)
     summaries = {}
     for name, model in (("candidate", candidate), ("bundled", bundled)):
         rec = Recogniser.load(model)

@@ -195,6 +195,17 @@ def test_the_default_release_is_never_the_one_for_other_printings(tmp_path):
     assert not any_printing(tmp_path / "broken")
 
 
+def test_a_club_release_is_checked_against_the_reference_one_not_the_printings_one(tmp_path):
+    from models.evaluate import compared_with
+
+    shutil.copytree(RELEASE, tmp_path / RELEASE.name)
+    printings_release(tmp_path)
+    club = club_release(tmp_path, "2099-02-01-club")
+    assert compared_with(club, tmp_path).name == RELEASE.name
+    with pytest.raises(SystemExit, match="no bundled release"):
+        compared_with(tmp_path / RELEASE.name, tmp_path)     # nothing else for the reference deck
+
+
 def test_the_release_for_other_printings_loads_when_configured_without_a_club_check(tmp_path):
     folder = printings_release(tmp_path)
     service = _service(tmp_path, folder)
