@@ -27,10 +27,10 @@ import scoring
 from models.dataset import MIN_VISIBLE, progress
 from models.synth import FACES_DIR, Deck, random_scene, render
 from vision import Recogniser
-from vision.errors import ImageError
+from vision.errors import ImageError, ModelError
 from vision.geometry import index_offset
 from vision.image import read_image
-from vision.recogniser import MODELS_DIR, NOT_A_CARD, reference_release, write_release_check
+from vision.recogniser import MODELS_DIR, NOT_A_CARD, latest_release, write_release_check
 
 DONT_CARE = 0.05
 TELL_MM2 = 1.0    # less than 1 mm² of telling difference in view: 6 px on the smallest cards, no one can name it
@@ -216,10 +216,10 @@ def read_enrolment_photos(rec, folder: Path, ids: set[str]) -> dict:
 def compared_with(candidate: Path, root: Path = MODELS_DIR) -> Path:
     """The release a candidate is checked against: the newest one for the reference deck other than itself (never
     a club deck's, nor the one for printings not yet enrolled)."""
-    others = sorted(p for p in root.glob("*") if reference_release(p) and p.resolve() != Path(candidate).resolve())
-    if not others:
-        raise SystemExit(f"no bundled release under {root} to compare {candidate} with")
-    return others[-1]
+    try:
+        return latest_release(root, other_than=candidate)
+    except ModelError:
+        raise SystemExit(f"no bundled release under {root} to compare {candidate} with") from None
 
 
 def check_release(candidate: Path, bundled: Path | None, faces: Path, *, n: int = 40, seed: int = 3000,

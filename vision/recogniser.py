@@ -104,10 +104,12 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def latest_release(root: Path = MODELS_DIR) -> Path:
+def latest_release(root: Path = MODELS_DIR, other_than: Path | None = None) -> Path:
     """The newest release for the reference deck (a club deck's release, and one for printings not yet enrolled,
-    are used only when configured)."""
-    releases = sorted(p for p in root.glob("*") if reference_release(p)) if root.is_dir() else []
+    are used only when configured); other_than: a release left out (one being checked against the others)."""
+    skip = Path(other_than).resolve() if other_than is not None else None
+    releases = sorted(p for p in root.glob("*") if reference_release(p) and p.resolve() != skip
+                      ) if root.is_dir() else []
     if not releases:
         raise ModelError(f"no model release (folder with model.json) under {root}")
     return releases[-1]
@@ -139,7 +141,8 @@ def any_printing(folder: Path) -> bool:
 
 def reference_release(folder: Path) -> bool:
     """A release for the reference deck: one `latest_release` may pick and `--check-release` compares with."""
-    return (Path(folder) / "model.json").exists() and not club_deck(folder) and not any_printing(folder)
+    manifest = _manifest(folder)     # read once; {} also for a model.json that cannot be read
+    return (Path(folder) / "model.json").exists() and not manifest.get("club_deck") and not manifest.get("any_printing")
 
 
 def write_release_check(folder: Path, ok: bool, reason: str, against: str) -> None:
