@@ -8,15 +8,18 @@ printings to measure a printing the model never saw:
     python -m models.printings --seed 1 --holdout --out /tmp/printings/holdout-1  # styles never trained on
     python -m models.evaluate --faces /tmp/printings/holdout-1 --n 60 --seed 1000
 
-Training printings draw their numerals with TRAIN_FONTS; held-out printings only with HOLDOUT_FONTS (another
-typeface family, and italics), other pip marks and strip art, so a held-out printing measures a typeface
-the model has not seen. A printing is a deck folder like models/faces/ (deck.json, <ID>.png, back.png).
+Training printings draw their numerals with TRAIN_FONTS (Hershey, also slanted or with rounded strokes) or, half
+of them, a TrueType face of TRAIN_TTF (DejaVu Sans, Sans Condensed, Sans Mono); held-out printings only with
+HOLDOUT_FONTS (Hershey Triplex, Script Complex, italics) or HOLDOUT_TTF (the DejaVu Serif family), other pip
+marks and strip art, so a held-out printing measures a typeface the model has not seen. A printing is a deck
+folder like models/faces/ (deck.json, <ID>.png, back.png).
 """
 from __future__ import annotations
 
 import argparse
 import json
 import math
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -29,9 +32,19 @@ from models.synth import FACES_DIR
 PX_PER_MM = 10.0
 STRIP_MM = (1.2, 2.0, 12.8, 47.6)   # erased and redrawn: the reference index box with a margin, short of the art frame
 TRAIN_FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX,
-               cv2.FONT_HERSHEY_PLAIN, cv2.FONT_HERSHEY_SCRIPT_SIMPLEX)
+               cv2.FONT_HERSHEY_PLAIN, cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, cv2.FONT_HERSHEY_COMPLEX_SMALL)
 HOLDOUT_FONTS = (cv2.FONT_HERSHEY_TRIPLEX, cv2.FONT_HERSHEY_TRIPLEX | cv2.FONT_ITALIC,
                  cv2.FONT_HERSHEY_COMPLEX | cv2.FONT_ITALIC, cv2.FONT_HERSHEY_SCRIPT_COMPLEX)
+# TrueType faces (Pillow, the train extra; fonts-dejavu-core, on Raspberry Pi OS and Debian by default): the sans
+# and mono families for training, the serif family held out. Where a file is missing the printing falls back to
+# its Hershey font.
+FONT_DIR = Path(os.environ.get("TAROKCAM_FONTS", "/usr/share/fonts/truetype/dejavu"))
+TRAIN_TTF = ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSans-ExtraLight.ttf", "DejaVuSans-Oblique.ttf",
+             "DejaVuSans-BoldOblique.ttf", "DejaVuSansCondensed.ttf", "DejaVuSansCondensed-Bold.ttf",
+             "DejaVuSansCondensed-Oblique.ttf", "DejaVuSansMono.ttf", "DejaVuSansMono-Bold.ttf",
+             "DejaVuSansMono-Oblique.ttf", "DejaVuSansMono-BoldOblique.ttf")
+HOLDOUT_TTF = ("DejaVuSerif.ttf", "DejaVuSerif-Bold.ttf", "DejaVuSerif-Italic.ttf", "DejaVuSerifCondensed.ttf",
+               "DejaVuSerifCondensed-Bold.ttf", "DejaVuSerifCondensed-BoldItalic.ttf")
 TRAIN_PIPS = ("star5", "dot", "diamond", "star6")
 HOLDOUT_PIPS = ("star5", "ring", "square")
 TRAIN_STRIPS = ("plain", "plain", "tint", "gradient", "dots")
@@ -72,7 +85,20 @@ def printing_style(seed: int, holdout: bool = False) -> dict:
         "wear": float(rng.uniform(0, 1)),
         "blur_px": float(rng.uniform(0, 0.9)),
         "jitter_mm": float(rng.uniform(0, 0.35)),
-    }
+    } | _glyph_style(rng, holdout, seed)
+
+
+def _glyph_style(rng: np.random.Generator, holdout: bool, seed: int) -> dict:
+    """More typefaces from the Hershey ones for training printings: slanted, and with rounded, bolder strokes.
+    Drawn after the other choices, so a seed's other choices stay as they were; held-out printings keep their
+    own (their italics are the font's)."""
+    slant = float(rng.uniform(-0.12, 0.3)) if rng.random() < 0.4 else 0.0
+    rounded = float(rng.uniform(0.6, 2.5)) if rng.random() < 0.35 else 0.0
+    use_ttf, k = rng.random(), int(rng.integers(1 << 30))
+    if holdout:   # held-out printings 1 and 2 predate the TrueType faces and stay Hershey (Triplex, Script)
+        ttf = HOLDOUT_TTF[k % len(HOLDOUT_TTF)] if use_ttf < 0.5 and seed > 2 else ""
+        return {"slant": 0.0, "rounded_px": 0.0, "ttf": ttf}
+    return {"slant": slant, "rounded_px": rounded, "ttf": TRAIN_TTF[k % len(TRAIN_TTF)] if use_ttf < 0.5 else ""}
 
 
 # ---------------------------------------------------------------- drawing
@@ -153,6 +179,36 @@ def _pip(img: np.ndarray, kind: str, cx: float, cy: float, r: float, colour, out
                              [cx + 0.65 * r, cy + 0.65 * r], [cx - 0.65 * r, cy + 0.65 * r]]), colour, outline, 1)
 
 
+_FONTS: dict = {}
+
+
+def _ttf_glyph(text: str, style: dict) -> np.ndarray | None:
+    """The numeral in the printing's TrueType face, white on black, cut to its ink and scaled to the printing's
+    numeral height; None where Pillow or the font file is missing (the caller draws the Hershey font)."""
+    path = FONT_DIR / style["ttf"]
+    if path not in _FONTS:
+        try:
+            from PIL import Image, ImageDraw, ImageFont
+            if not path.is_file():          # (Pillow would look for the name in the system's font folders)
+                raise OSError("no such font file")
+            _FONTS[path] = (ImageFont.truetype(str(path), 160), Image, ImageDraw)
+        except (ImportError, OSError) as exc:
+            print(f"printings: {path.name}: {exc}; drawing the Hershey font instead", file=sys.stderr)
+            _FONTS[path] = None
+    if _FONTS[path] is None:
+        return None
+    font, Image, ImageDraw = _FONTS[path]
+    img = Image.new("L", (160 * (len(text) + 1), 260), 0)
+    ImageDraw.Draw(img).text((40, 30), text, fill=255, font=font)
+    glyph = np.asarray(img)
+    ys, xs = np.nonzero(glyph > 40)
+    glyph = glyph[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+    h = max(4, round(_px(style["numeral_mm"])))
+    pad = max(2, round(_px(style["weight_mm"]) / 2)) + 4
+    glyph = cv2.resize(glyph, (max(1, round(glyph.shape[1] * h / glyph.shape[0])), h), interpolation=cv2.INTER_AREA)
+    return cv2.copyMakeBorder(glyph, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+
+
 def _numeral(card: dict) -> str:
     if card["id"] == "SKUS":
         return "S"
@@ -184,12 +240,22 @@ def draw_strip(card: dict, style: dict, stock: np.ndarray, rng: np.random.Genera
     ink = tuple(float(v) for v in (style["red"] if suit in RED_SUITS else style["ink"]))
     # the numeral: scale the Hershey glyphs to the printing's height, squeeze to fit the strip's width
     text = _numeral(card)
-    font, thick = style["font"], max(1, round(_px(style["weight_mm"])))
-    (tw, th), _ = cv2.getTextSize(text, font, 1.0, thick)
-    scale = _px(style["numeral_mm"]) / max(th, 1)
-    glyph = np.zeros((round(th * scale * 1.6) + 2 * thick + 8, round(tw * scale) + 2 * thick + 8), np.uint8)
-    base_y = round(th * scale) + thick + 4
-    cv2.putText(glyph, text, (thick + 4, base_y), font, scale, 255, thick, cv2.LINE_AA)
+    glyph = _ttf_glyph(text, style) if style.get("ttf") else None
+    if glyph is None:
+        font, thick = style["font"], max(1, round(_px(style["weight_mm"])))
+        (tw, th), _ = cv2.getTextSize(text, font, 1.0, thick)
+        scale = _px(style["numeral_mm"]) / max(th, 1)
+        glyph = np.zeros((round(th * scale * 1.6) + 2 * thick + 8, round(tw * scale) + 2 * thick + 8), np.uint8)
+        base_y = round(th * scale) + thick + 4
+        cv2.putText(glyph, text, (thick + 4, base_y), font, scale, 255, thick, cv2.LINE_AA)
+    if style.get("slant"):                                    # an oblique cut: x moves right as y rises
+        sl, gh0 = style["slant"], glyph.shape[0]
+        pad = math.ceil(abs(sl) * gh0)
+        m = np.float32([[1, -sl, pad if sl > 0 else 0], [0, 1, 0]])
+        glyph = cv2.warpAffine(glyph, m, (glyph.shape[1] + pad, gh0), flags=cv2.INTER_LINEAR)
+    if style.get("rounded_px"):                               # soft, rounded stroke ends and joins
+        soft = cv2.GaussianBlur(glyph.astype(np.float32), (0, 0), style["rounded_px"])
+        glyph = np.clip((soft - 70) * 2.5, 0, 255).astype(np.uint8)
     ys, xs = np.nonzero(glyph)
     glyph = glyph[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
     gh, gw = glyph.shape

@@ -16,7 +16,7 @@ RULES = {
     "scoring": (set(), {"vision", "models", "calibration", "device"}),
     "calibration": ({"numpy", "cv2"}, {"vision", "models", "device", "scoring"}),
     "vision": ({"numpy", "cv2", "onnxruntime", "scoring"}, {"device", "models", "calibration", "torch"}),
-    "models": ({"numpy", "cv2", "torch", "onnx", "onnxruntime", "scoring", "vision", "tqdm"}, {"device"}),
+    "models": ({"numpy", "cv2", "torch", "onnx", "onnxruntime", "scoring", "vision", "tqdm", "PIL"}, {"device"}),
 }
 
 

@@ -65,6 +65,51 @@ def test_strips_differ_between_typefaces_and_name_their_card():
         ink(printings.draw_strip(CARDS["D1"], a, stock, np.random.default_rng(0))) + 200
 
 
+def test_training_printings_also_slant_and_round_their_numerals_and_held_out_ones_do_not():
+    train = [printings.printing_style(s) for s in range(60)]
+    assert sum(t["slant"] != 0 for t in train) >= 10 and sum(t["rounded_px"] > 0 for t in train) >= 10
+    assert all(printings.printing_style(s, True)["slant"] == 0 == printings.printing_style(s, True)["rounded_px"]
+               for s in range(60))
+    stock = np.array([240.0, 240.0, 240.0])
+    base = printings.printing_style(3) | {"slant": 0.0, "rounded_px": 0.0, "jitter_mm": 0.0, "align": "centre",
+                                          "numeral_mm": 7.0, "narrow": 1.0}
+
+    def numeral_ink(style):
+        strip = printings.draw_strip(CARDS["T11"], style, stock, np.random.default_rng(0))
+        top = round((style["numeral_top_mm"] - printings.STRIP_MM[1]) * 10)
+        ink = np.abs(strip[:top + 60].astype(int) - stock).sum(axis=2) > 150
+        return np.nonzero(ink)
+
+    ys, xs = numeral_ink(base)
+    ys2, xs2 = numeral_ink(base | {"slant": 0.3})
+    lean = lambda y, x: x[y < np.median(y)].mean() - x[y > np.median(y)].mean()    # top half right of bottom half
+    assert lean(ys2, xs2) > lean(ys, xs) + 5
+    ys3, _ = numeral_ink(base | {"rounded_px": 2.0})
+    assert len(ys3) != len(ys) and abs(len(ys3) - len(ys)) < 0.6 * len(ys)        # another stroke, same numeral
+
+
+def test_truetype_printings_draw_their_face_and_keep_the_serif_family_out_of_training(monkeypatch, tmp_path):
+    assert not set(printings.TRAIN_TTF) & set(printings.HOLDOUT_TTF)
+    train = [printings.printing_style(s)["ttf"] for s in range(60)]
+    assert set(train) - {""} <= set(printings.TRAIN_TTF) and 15 <= train.count("") <= 45
+    held = [printings.printing_style(s, True)["ttf"] for s in range(60)]
+    assert set(held) - {""} <= set(printings.HOLDOUT_TTF) and "" in held and len(set(held)) > 3
+    assert held[1] == held[2] == ""                             # held-out printings 1 and 2 stay Hershey
+    stock = np.array([240.0, 240.0, 240.0])
+    style = printings.printing_style(21) | {"ttf": "DejaVuSans-Bold.ttf", "slant": 0.0, "rounded_px": 0.0,
+                                            "jitter_mm": 0.0}
+    hershey = printings.draw_strip(CARDS["T18"], style | {"ttf": ""}, stock, np.random.default_rng(0))
+    if (printings.FONT_DIR / style["ttf"]).exists():
+        pytest.importorskip("PIL", reason="TrueType printings need Pillow (the train extra)")
+        ttf = printings.draw_strip(CARDS["T18"], style, stock, np.random.default_rng(0))
+        assert ttf.shape == hershey.shape and np.abs(ttf.astype(int) - hershey).mean() > 2
+        assert np.abs(ttf.astype(int) - stock).sum(axis=2).max() > 150          # it does print a numeral
+    # A machine without the font file draws the printing's Hershey font, and says so
+    monkeypatch.setattr(printings, "FONT_DIR", tmp_path)
+    fallback = printings.draw_strip(CARDS["T18"], style, stock, np.random.default_rng(0))
+    assert np.array_equal(fallback, hershey)
+
+
 @pytest.mark.slow   # 54 faces: ~15 s alone
 def test_a_printing_is_a_deck_folder_the_generator_loads(tmp_path):
     out = tmp_path / "p"
