@@ -89,9 +89,9 @@ def printing_style(seed: int, holdout: bool = False) -> dict:
 
 
 def _glyph_style(rng: np.random.Generator, holdout: bool, seed: int) -> dict:
-    """More typefaces from the Hershey ones for training printings: slanted, and with rounded, bolder strokes.
-    Drawn after the other choices, so a seed's other choices stay as they were; held-out printings keep their
-    own (their italics are the font's)."""
+    """More typefaces for training printings: a TrueType face for half of them, and the numerals slanted or with
+    rounded, bolder strokes. Drawn after the other choices, so a seed's other choices stay as they were;
+    held-out printings are neither slanted nor rounded (their italics are the font's)."""
     slant = float(rng.uniform(-0.12, 0.3)) if rng.random() < 0.4 else 0.0
     rounded = float(rng.uniform(0.6, 2.5)) if rng.random() < 0.35 else 0.0
     use_ttf, k = rng.random(), int(rng.integers(1 << 30))
@@ -179,25 +179,27 @@ def _pip(img: np.ndarray, kind: str, cx: float, cy: float, r: float, colour, out
                              [cx + 0.65 * r, cy + 0.65 * r], [cx - 0.65 * r, cy + 0.65 * r]]), colour, outline, 1)
 
 
-_FONTS: dict = {}
+_FONTS: dict = {}     # font path -> ImageFont, or None where it cannot be loaded
 
 
 def _ttf_glyph(text: str, style: dict) -> np.ndarray | None:
     """The numeral in the printing's TrueType face, white on black, cut to its ink and scaled to the printing's
     numeral height; None where Pillow or the font file is missing (the caller draws the Hershey font)."""
     path = FONT_DIR / style["ttf"]
+    try:
+        from PIL import Image, ImageDraw, ImageFont
+    except ImportError:
+        Image = None
     if path not in _FONTS:
-        try:
-            from PIL import Image, ImageDraw, ImageFont
-            if not path.is_file():          # (Pillow would look for the name in the system's font folders)
-                raise OSError("no such font file")
-            _FONTS[path] = (ImageFont.truetype(str(path), 160), Image, ImageDraw)
-        except (ImportError, OSError) as exc:
-            print(f"printings: {path.name}: {exc}; drawing the Hershey font instead", file=sys.stderr)
-            _FONTS[path] = None
-    if _FONTS[path] is None:
+        _FONTS[path] = None
+        if Image is None or not path.is_file():     # (Pillow would look a bare name up in the system's fonts)
+            print(f"printings: {path} cannot be drawn (no Pillow or no file); drawing the Hershey font instead",
+                  file=sys.stderr)
+        else:
+            _FONTS[path] = ImageFont.truetype(str(path), 160)
+    font = _FONTS[path]
+    if font is None:
         return None
-    font, Image, ImageDraw = _FONTS[path]
     img = Image.new("L", (160 * (len(text) + 1), 260), 0)
     ImageDraw.Draw(img).text((40, 30), text, fill=255, font=font)
     glyph = np.asarray(img)
