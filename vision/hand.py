@@ -40,6 +40,10 @@ class HandSettings:
     plausible: float = 3.0          # an other reading is asked about when at most e^3 (20) times less likely,
     plausible_none: float = 5.3     # ... whether a read unsure of every card is one at all up to e^5.3 (200):
     #                                 a card that is not there moves the count
+    plausible_no_cards: float = 6.0  # ... and every read of a pile most likely no card, yet taking one, none at
+    #                                 once (`_no_cards`) up to e^6 (400): a settled hand must be right, and such
+    #                                 reads can take lost 0-pip cards of the other pile whose move changes the
+    #                                 score only together (session 26, held-out printing hand 61: e^5.39)
     floor: float = 1e-6             # smallest probability a read gives any card (the classifier is not perfect)
     candidates: int = 8             # cards kept per read (and the card of no read: "none")
     min_candidate: float = 1e-5
@@ -1238,7 +1242,7 @@ class _Decoder:
                          for i, r in enumerate(self.reads)]
             new._groups()
             other, t2 = new._solve()
-            if t2 - total > self.st.plausible_none:
+            if t2 - total > self.st.plausible_no_cards:
                 continue
             placements = new._placements(other)
             if allowed is not None and new._counted(other):

@@ -908,6 +908,24 @@ def test_a_lost_card_taken_by_a_read_unsure_of_it_may_lie_in_the_other_pile(monk
     assert [old.sides[s].card_points for s in SIDES] != [game.count(truth[s]) for s in SIDES]
 
 
+@pytest.mark.parametrize("told", [False, True])
+def test_faint_reads_that_took_lost_cards_are_weighed_as_none_together_past_a_single_doubts_odds(told):
+    """Hand 61 of the held-out printing again, read by session 26's printings detector: three faint Defenders'
+    reads (each most likely no card) take the D2, IX and S10, 0-pip cards hidden in the Declarer's pile. Moved
+    one at a time they change nothing (a third of a point each); all three as none at once is e^5.39 less likely
+    than the reading, past a single doubt's e^5.3, and there the Declarer has one Card Point more. A settled hand
+    must be right: the joint reading is weighed up to e^6."""
+    game, piles, sizes, truth = _fixture("no_cards_faint", told)
+    hand = _Decoder(game, piles, None, [], HandSettings(), sizes=sizes).run()
+    assert hand.questions and len(hand.outcomes) > 1
+    if told:    # (two photos alone, a later question asks the Declarer's count as 16 or 17: it holds 18)
+        right = _answered_truly(game, piles, sizes, truth, [], most=12, settings=HandSettings())
+        assert [right.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
+    old = _Decoder(game, piles, None, [], HandSettings(plausible_no_cards=5.3), sizes=sizes).run()
+    assert old.settled
+    assert [old.sides[s].card_points for s in SIDES] != [game.count(truth[s]) for s in SIDES]
+
+
 def test_reads_whose_likeliest_reading_is_no_card_are_weighed_as_none_together():
     """Hand 61 of seed 90000 on the enrolled printing (round 1), Talon cards said: two of the Defenders' reads
     whose likeliest reading is no card (0.35, 0.47) took the D1 and the IX, and with the lost D2 and S10 the
