@@ -1264,6 +1264,16 @@ class _Decoder:
         counts = sorted(by_count)
         if not 1 < len(counts) <= 7 or all(by_count[n] == by_count[counts[0]] for n in counts):
             return None
+        # A read whose likeliest reading is no card may be none (`_no_cards`): the pile may hold one fewer per
+        # such read in the Declarer's photo, one more per such read in the Defenders'. Offered, so that the
+        # players can always tap the true count.
+        said = self._said_reads()
+        faint = {s: sum(1 for i, c in world.items() if c != NOT_A_CARD and self.reads[i].side == s
+                        and (s, self.reads[i].k) not in said and self.reads[i].s.likely[0][0] == NOT_A_CARD)
+                 for s in SIDES}
+        wider = range(max(0, counts[0] - faint["declarer"]), min(len(self.deck), counts[-1] + faint["defenders"]) + 1)
+        wider = [n for n in wider if self.sizes is None or n in self.sizes]
+        counts = sorted(set(counts) | set(wider)) if len(wider) <= 7 else counts
         return Question("pile_size", "declarer", tuple(map(str, counts)),
                         "How many cards does the Declarer's pile hold: " + ", ".join(map(str, counts[:-1]))
                         + f" or {counts[-1]}?")
