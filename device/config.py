@@ -56,6 +56,9 @@ class CameraConfig(_Section):
 
 class ModelConfig(_Section):
     path: Path | None = Field(None, description="model folder (model.onnx + labels.txt); unset: the bundled model")
+    auto_printing: bool = Field(True, description="with path unset: switch to the bundled release for other "
+                                "printings when the reference release reads a quarter of the cards unsure over "
+                                "the last photos (cards of another printing), and stay on it")
 
 
 class CalibrationConfig(_Section):

@@ -31,6 +31,7 @@ ROTATE_EVERY_S = 600.0
 # (the watchdog's) frees the camera.
 CAPTURE_HANG_S = 45.0
 AUTO_CAPTURE_KEY = "auto_capture"  # store meta written by the Settings page: "on" or "off"
+PRINTING_KEY = "printing_release"  # store meta: the release for other printings the table switched to (its name)
 FIRST_RETRY_S = 1.0
 MODEL_RETRY_S = 30.0  # a missing or damaged model is looked for again this often (doubling, to 10 min)
 MODEL_RETRY_MAX_S = 600.0
@@ -139,6 +140,8 @@ class TableService:
         self._next_model_at = 0.0
         self._model_note: str | None = None   # why the configured release is not the one loaded
         self._model_loader: Callable[[], Any] = self._load_configured
+        self._printing: Any = None     # vision.printing.PrintingWatch while the bundled release may be the wrong one
+        self._switched: str | None = None   # why the table reads with the release for other printings
         self._calibration_message = "not calibrated: cards are not assigned to sides"
         self._calibration_ok = True
         self._disk_error: str | None = None
@@ -182,7 +185,56 @@ class TableService:
         path, self._model_note = choose_release(self.config.model.path)
         if self._model_note:
             log.warning("model %s", self._model_note)
+        if path is None and self._auto_printing():
+            switched = self._switched_release()
+            if switched is not None:    # switched on an earlier run: the cards on this table have not changed
+                self._switched = f"switched earlier to {switched.name}, the release for other printings"
+                return load_recogniser(switched)
         return load_recogniser(path)
+
+    def _auto_printing(self) -> bool:
+        return self.config.model.path is None and self.config.model.auto_printing
+
+    def _switched_release(self) -> Path | None:
+        """The release for other printings, when an earlier run switched to it (store meta `printing_release`)."""
+        from vision.recogniser import printing_release
+
+        meta = getattr(self.store, "meta", None)
+        name = meta(PRINTING_KEY) if meta else None
+        found = printing_release() if name else None
+        return found if found is not None and found.name == name else None
+
+    def _watch_printing(self, found: list[dict]) -> bool:
+        """Feed the photo's flags to the printing watch; past its line, switch to the release for printings never
+        seen (kept for later runs in store meta) and say why. True when switched (the photo is then read again)."""
+        if self._printing is None:
+            return False
+        self._printing.observe(item.get("flagged", False) for item in found)
+        if not self._printing.unlike_reference():
+            return False
+        from vision.recogniser import printing_release
+
+        watch, self._printing = self._printing, None    # one switch an evening, whatever follows
+        path = printing_release()
+        if path is None:
+            log.warning("model: %s, but no release for other printings is installed", watch.reason())
+            return False
+        try:
+            recogniser = load_recogniser(path)
+        except Exception as exc:  # noqa: BLE001 -- stay on the bundled release: it reads, if worse
+            log.error("model: %s, but %s could not be loaded: %s", watch.reason(), path.name, exc)
+            return False
+        self._recogniser = recogniser
+        self._switched = f"switched to {path.name}, the release for other printings: {watch.reason()}"
+        self._model_message = f"{getattr(recogniser, 'name', '') or path.name} loaded ({self._switched})"
+        set_meta = getattr(self.store, "set_meta", None)
+        if set_meta is not None:
+            try:
+                set_meta(PRINTING_KEY, path.name)
+            except Exception as exc:  # noqa: BLE001 -- switched for this run all the same
+                log.error("model switch not kept for later runs: %s", exc)
+        log.warning("model %s", self._switched)
+        return True
 
     def _try_load_model(self, now: float) -> bool:
         try:
@@ -195,7 +247,11 @@ class TableService:
             return False
         self._recogniser = recogniser
         name = getattr(recogniser, "name", "") or self.config.model.path or "bundled model"
-        self._model_message = f"{name} loaded" + (f" ({self._model_note})" if self._model_note else "")
+        note = self._switched or self._model_note
+        self._model_message = f"{name} loaded" + (f" ({note})" if note else "")
+        if self._auto_printing() and self._switched is None and self._model_note is None:
+            from vision.printing import PrintingWatch
+            self._printing = PrintingWatch()
         self._model_retry_s = MODEL_RETRY_S
         log.info("model %s", self._model_message)
         return True
@@ -430,10 +486,13 @@ class TableService:
             # the capture's card list is its likeliest reading.
             current = getattr(self.store, "current_session", None)
             session = current() if current else None
-            if session is not None:
-                found, pile = handread.read_photo(self._recogniser, image, session["game"])
-            else:
-                found = [r.to_json() for r in self._recogniser.recognise(image)]
+            for _ in range(2):      # once more when these reads switched the table to the release for printings
+                if session is not None:
+                    found, pile = handread.read_photo(self._recogniser, image, session["game"])
+                else:
+                    found = [r.to_json() for r in self._recogniser.recognise(image)]
+                if not self._watch_printing(found):
+                    break
         except Exception as exc:  # keep the photo: players can still enter the cards by hand
             log.exception("recognition failed")
             self._model_error = f"last recognition failed: {exc}"

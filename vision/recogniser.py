@@ -115,6 +115,13 @@ def latest_release(root: Path = MODELS_DIR, other_than: Path | None = None) -> P
     return releases[-1]
 
 
+def printing_release(root: Path = MODELS_DIR) -> Path | None:
+    """The newest release for printings not yet enrolled (`any_printing`), or None."""
+    found = sorted(p for p in root.glob("*") if (p / "model.json").exists() and any_printing(p)
+                   and not club_deck(p)) if root.is_dir() else []
+    return found[-1] if found else None
+
+
 CHECK_FILE = "check.json"       # the verdict of `python -m models.evaluate --check-release` on a club release
 _CHECKED = ("model.json", "detector.onnx", "classifier.onnx", "labels.txt", "covered.onnx")
 
@@ -135,7 +142,7 @@ def club_deck(folder: Path) -> str | None:
 def any_printing(folder: Path) -> bool:
     """Whether a release was trained for printings of the deck it has never seen (a club's cards before they are
     enrolled): it reads those better and the reference rendering a little worse, so it is used only when
-    configured."""
+    configured or when the table finds the default reads its cards unsure (`vision.printing`)."""
     return bool(_manifest(folder).get("any_printing"))
 
 

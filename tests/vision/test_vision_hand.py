@@ -500,6 +500,34 @@ def test_cli_reads_the_demo_hand_as_one_hand():
         if not hand["questions"]:
             assert sorted(c["id"] for c in hand["sides"][side]["cards"]) == sorted(truth)
     assert hand["ms"] > 0
+    from vision.recogniser import latest_release
+    assert hand["model"] == latest_release().name and "switched" not in hand     # the reference deck
+
+
+@pytest.mark.slow
+def test_cli_reads_cards_the_default_reads_unsure_with_the_release_for_other_printings(monkeypatch, capsys):
+    """The table's watch on the command line: past its line, both photos are read again with that release."""
+    import argparse
+
+    from device.commands import hand as hand_command
+    from vision.printing import PrintingWatch
+    from vision.recogniser import printing_release
+
+    monkeypatch.setattr(PrintingWatch, "unlike_reference", lambda self: True)
+    photos = ROOT / "device/demo/photos"
+    args = argparse.Namespace(images=[str(photos / "hand1_declarer.jpg"), str(photos / "hand1_defenders.jpg")],
+                              game="slovenian", rest=None, both=False, talon=None, players=None, json=True,
+                              model=None)
+    assert hand_command.run(args) == 0
+    hand = json.loads(capsys.readouterr().out)
+    assert hand["model"] == printing_release().name
+    assert hand["switched"].startswith(f"read with {printing_release().name}, the release for other printings: ")
+    assert sorted(c["id"] for s in SIDES for c in hand["sides"][s]["cards"]) == sorted(c.id for c in SLOVENIAN.deck) \
+        or hand["questions"]
+    from vision.recogniser import latest_release
+    args.model = str(latest_release())      # a release named is never switched away from
+    assert hand_command.run(args) == 0
+    assert "switched" not in json.loads(capsys.readouterr().out)
 
 
 @pytest.mark.slow

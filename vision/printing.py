@@ -1,0 +1,55 @@
+"""Whether the club's cards are the reference printing: the table's cue to switch to the release for printings.
+
+The reference release flags few of its reads on the printing it was trained on (about 3-7 % of the cards on
+generated and on independently rendered photos) and most of them on a printing it has never seen (about
+40-80 %), so the share of unsure reads over the last few photos tells the two apart long before a score is
+wrong. Pure: fed each photo's flags, it says when the share is past the line and why.
+"""
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class WatchSettings:
+    photos: int = 6             # the last photos weighed
+    min_cards: int = 40         # reads needed before anything is said (two pile photos hold 54)
+    unsure_share: float = 0.25  # flagged share past which the cards are not the reference printing
+
+
+class PrintingWatch:
+    """The flagged share of a release's reads over the last photos."""
+
+    def __init__(self, settings: WatchSettings = WatchSettings()):
+        self.settings = settings
+        self._recent: deque[tuple[int, int]] = deque(maxlen=settings.photos)
+
+    def observe(self, flags: Iterable[bool]) -> None:
+        """One photo's reads, each flagged (unsure) or not. A photo with no reads says nothing."""
+        flags = [bool(f) for f in flags]
+        if flags:
+            self._recent.append((len(flags), sum(flags)))
+
+    @property
+    def cards(self) -> int:
+        return sum(n for n, _ in self._recent)
+
+    @property
+    def unsure(self) -> int:
+        return sum(u for _, u in self._recent)
+
+    def unlike_reference(self) -> bool:
+        """Enough reads seen, and a larger share of them unsure than the reference printing gives."""
+        n = self.cards
+        return n >= self.settings.min_cards and self.unsure >= self.settings.unsure_share * n
+
+    def reason(self) -> str:
+        n = self.cards
+        return (f"{self.unsure} of the last {n} cards read were unsure "
+                f"({self.unsure / max(n, 1):.0%}; the reference printing gives well under "
+                f"{self.settings.unsure_share:.0%})")
+
+    def reset(self) -> None:
+        self._recent.clear()
