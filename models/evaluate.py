@@ -30,6 +30,7 @@ from vision import Recogniser
 from vision.errors import ImageError, ModelError
 from vision.geometry import index_offset
 from vision.image import read_image
+from vision.printing import table_reader
 from vision.recogniser import MODELS_DIR, NOT_A_CARD, latest_release, write_release_check
 
 DONT_CARE = 0.05
@@ -109,7 +110,10 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=None, help="photos (default 300; 60 with --check-release)")
     ap.add_argument("--seed", type=int, default=None, help="first seed (default 1000; 3000 with --check-release)")
-    ap.add_argument("--model", type=Path, default=None)
+    ap.add_argument("--model", type=Path, default=None,
+                    help="release folder (default: the newest bundled one, switching as the table does to the "
+                         "release for other printings when it reads the cards unsure; vision.printing)")
+    ap.add_argument("--no-switch", action="store_true", help="without --model: stay on the bundled release")
     ap.add_argument("--game", default="slovenian")
     ap.add_argument("--empty", type=int, default=20, help="extra photos with no face-up card")
     ap.add_argument("--json", type=Path, default=None)
@@ -144,10 +148,15 @@ def main(argv: list[str] | None = None) -> int:
                  "min_confidence": args.min_confidence}
     if rec is not None:
         rec.settings = replace(rec.settings, **{k: v for k, v in overrides.items() if v is not None})
+        if args.model is None and not args.no_switch and not any(v is not None for v in overrides.values()):
+            rec = table_reader(rec)
     rows, ms = run_photos(rec, deck, game, args.n, args.empty, args.seed, args.cache)
     if rec is None:
         return 0
     summary = summarise(rows, ms)
+    summary["model"] = rec.name
+    if getattr(rec, "switched_at", None):
+        summary["switched"] = {"at_photo": rec.switched_at, "why": rec.reason}
     print(json.dumps(summary, indent=1))
     if args.json:
         args.json.write_text(json.dumps({"summary": summary, "photos": rows}, indent=1, default=str))

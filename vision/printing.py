@@ -53,3 +53,50 @@ class PrintingWatch:
 
     def reset(self) -> None:
         self._recent.clear()
+
+
+class TableReader:
+    """Reads photos one after another as the table does: with `first` until the watch says the cards are another
+    printing, then with `load_other()` (None: no such release; stay), the deciding photo read again. The same
+    `recognise` as a Recogniser, for the evaluations that measure what the table reads."""
+
+    def __init__(self, first, load_other, settings: WatchSettings = WatchSettings()):
+        self.rec, self._load_other = first, load_other
+        self._watch: PrintingWatch | None = PrintingWatch(settings)
+        self.photos = 0
+        self.switched_at: int | None = None   # the photo (1-based) whose reads made it switch
+        self.reason: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.rec.name
+
+    @property
+    def candidates(self):
+        return self.rec.candidates
+
+    def recognise(self, image):
+        self.photos += 1
+        found = self.rec.recognise(image)
+        if self._watch is None:
+            return found
+        self._watch.observe(r.flagged for r in found)
+        if not self._watch.unlike_reference():
+            return found
+        watch, self._watch = self._watch, None
+        other = self._load_other()
+        if other is None:
+            return found
+        self.rec, self.switched_at, self.reason = other, self.photos, watch.reason()
+        return other.recognise(image)
+
+
+def table_reader(first=None):
+    """The bundled default release (or `first`) with the switch to the newest release for other printings."""
+    from vision.recogniser import Recogniser, printing_release
+
+    def other():
+        path = printing_release()
+        return Recogniser.load(path) if path is not None else None
+
+    return TableReader(first if first is not None else Recogniser.load(), other)

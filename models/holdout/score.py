@@ -88,6 +88,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m models.holdout.score", description=__doc__.splitlines()[0])
     ap.add_argument("dir", type=Path, help="folder written by python -m models.holdout")
     ap.add_argument("--model", type=Path, default=None, help="release folder (default: the newest)")
+    ap.add_argument("--no-switch", action="store_true",
+                    help="without --model: stay on the newest bundled release (default: switch as the table does "
+                         "to the release for other printings when it reads the cards unsure)")
     ap.add_argument("--json", type=Path, default=None, help="also write the per-photo rows here")
     ap.add_argument("--limit", type=int, default=0, help="score only the first N photos")
     args = ap.parse_args(argv)
@@ -98,8 +101,11 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     from vision import ModelError, Recogniser, read_image  # heavy: only once the input looks right
+    from vision.printing import table_reader
     try:
         rec = Recogniser.load(args.model)
+        if args.model is None and not args.no_switch:
+            rec = table_reader(rec)     # as the table reads: another printing switches it (vision.printing)
     except ModelError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -115,6 +121,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{n}/{len(labels)} photos scored", file=sys.stderr, flush=True)
     summary = summarise(rows)
     summary["model"] = rec.name
+    if getattr(rec, "switched_at", None):
+        summary["switched"] = {"at_photo": rec.switched_at, "why": rec.reason}
     summary["recognise_ms_median"] = round(float(np.median(ms)), 1)
     print(json.dumps(summary, indent=1))
     if args.json:
