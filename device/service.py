@@ -32,6 +32,7 @@ ROTATE_EVERY_S = 600.0
 CAPTURE_HANG_S = 45.0
 AUTO_CAPTURE_KEY = "auto_capture"  # store meta written by the Settings page: "on" or "off"
 PRINTING_KEY = "printing_release"  # store meta: the release for other printings the table switched to (its name)
+REFERENCE_PRINTING = "reference"   # ... or this: the players said the cards are the reference printing
 FIRST_RETRY_S = 1.0
 MODEL_RETRY_S = 30.0  # a missing or damaged model is looked for again this often (doubling, to 10 min)
 MODEL_RETRY_MAX_S = 600.0
@@ -195,14 +196,34 @@ class TableService:
     def _auto_printing(self) -> bool:
         return self.config.model.path is None and self.config.model.auto_printing
 
+    @property
+    def printing_switched(self) -> str | None:
+        """Why the table reads with the release for other printings (for the Settings page), or None."""
+        return self._switched
+
+    def use_reference_printing(self) -> None:
+        """The players say their cards are the reference printing: back to the bundled release, and no switch
+        again (store meta `printing_release` = "reference", kept for later runs). Raises vision.ModelError."""
+        recogniser = load_recogniser(None)
+        set_meta = getattr(self.store, "set_meta", None)
+        if set_meta is not None:
+            set_meta(PRINTING_KEY, REFERENCE_PRINTING)
+        self._recogniser, self._printing, self._switched = recogniser, None, None
+        self._model_message = f"{getattr(recogniser, 'name', '') or 'bundled model'} loaded (the players said the " \
+                              "cards are the reference printing)"
+        log.warning("model %s", self._model_message)
+
     def _switched_release(self) -> Path | None:
         """The release for other printings, when an earlier run switched to it (store meta `printing_release`)."""
         from vision.recogniser import printing_release
 
-        meta = getattr(self.store, "meta", None)
-        name = meta(PRINTING_KEY) if meta else None
-        found = printing_release() if name else None
+        name = self._said_printing()
+        found = printing_release() if name and name != REFERENCE_PRINTING else None
         return found if found is not None and found.name == name else None
+
+    def _said_printing(self) -> str | None:
+        meta = getattr(self.store, "meta", None)
+        return meta(PRINTING_KEY) if meta else None
 
     def _watch_printing(self, found: list[dict]) -> bool:
         """Feed the photo's flags to the printing watch; past its line, switch to the release for printings never
@@ -249,7 +270,8 @@ class TableService:
         name = getattr(recogniser, "name", "") or self.config.model.path or "bundled model"
         note = self._switched or self._model_note
         self._model_message = f"{name} loaded" + (f" ({note})" if note else "")
-        if self._auto_printing() and self._switched is None and self._model_note is None:
+        if self._auto_printing() and self._switched is None and self._model_note is None \
+                and self._said_printing() != REFERENCE_PRINTING:
             from vision.printing import PrintingWatch
             self._printing = PrintingWatch()
         self._model_retry_s = MODEL_RETRY_S

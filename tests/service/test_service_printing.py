@@ -157,3 +157,37 @@ def test_the_bundled_release_for_other_printings_is_found():
     found = printing_release(REPO / "models" / "cards")
     assert found is not None and found.name == "2026-12-04-printings"
     assert printing_release(REPO / "tests") is None
+
+
+def test_the_players_can_take_the_table_back_to_the_bundled_release(tmp_path, monkeypatch):
+    from fastapi.testclient import TestClient
+
+    from device.web import create_app
+
+    bundled, printings = Reader("bundled", 27, 14), Reader("printings", 27, 1)
+    service, store = _table(tmp_path, monkeypatch, bundled, printings)
+    service.capture("declarer")
+    service.capture("defenders")
+    assert service.printing_switched and store.meta(PRINTING_KEY) == "2026-12-04-printings"
+    app = create_app(store=store, controller=service, photos_dir=service.photos_dir, pin="246813")
+    with TestClient(app, base_url="http://table.local") as client:
+        token = client.get("/login").text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+        assert client.post("/settings/printing", data={"csrf": token}, follow_redirects=False).status_code in (
+            401, 403), "changing the card reader needs the PIN"
+        client.post("/login", data={"pin": "246813", "csrf": token, "next": "/settings"})
+        page = client.get("/settings").text
+        assert 'id="printing-switched"' in page and "28 of the last 54 cards read were unsure" in page
+        r = client.post("/settings/printing", data={"csrf": token}, follow_redirects=False)
+        assert r.status_code == 303
+        assert 'id="printing-switched"' not in client.get("/settings").text
+    assert store.meta(PRINTING_KEY) == "reference" and service.printing_switched is None
+    assert "the players said the cards are the reference printing" in service.status()["model"]["message"]
+    for side in ("declarer", "defenders") * 3:      # unsure reads no longer switch it, now or after a restart
+        service.capture(side)
+    assert printings.calls == 1 and bundled.calls == 8
+    service.stop()
+    store.close()
+    again, store = _table(tmp_path, monkeypatch, bundled, printings)
+    assert again.loads[-1] is None and again._printing is None
+    again.stop()
+    store.close()

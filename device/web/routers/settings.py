@@ -71,6 +71,7 @@ def _page(
         hands_played=len(c.store.hands(session["id"])),
         status_lines=status_lines(status),
         auto_capture=c.store.meta(AUTO_CAPTURE_KEY, "on") != "off",
+        printing_switched=getattr(c.controller, "printing_switched", None),
         # False when the configuration has no still-scene trigger (trigger.auto = false): the switch waits.
         trigger_configured=getattr(getattr(getattr(c.controller, "config", None), "trigger", None), "auto", None),
         known_options=rules.known_options(session["game"])[:-1],
@@ -234,6 +235,20 @@ def save_auto_capture(c: Ctx, auto_capture: Annotated[str, Form()] = ""):
     c.store.set_meta(AUTO_CAPTURE_KEY, "on" if auto_capture == "on" else "off")
     events.changed("settings")
     return RedirectResponse("/settings?saved=1#capture", status_code=303)
+
+
+@router.post("/settings/printing", dependencies=[Depends(require_write)])
+def use_reference_printing(request: Request, c: Ctx, session: Evening):
+    """Back to the bundled release after the table switched to the one for other printings by itself."""
+    back = getattr(c.controller, "use_reference_printing", None)
+    if back is None:
+        return _page(request, c, session, "This table cannot change its card reader.", "printing", 409)
+    try:
+        back()
+    except Exception as exc:  # noqa: BLE001 -- vision.ModelError and the like: say why, change nothing
+        return _page(request, c, session, f"The bundled card reader could not be loaded: {exc}", "printing", 503)
+    events.changed("settings")
+    return RedirectResponse("/settings?saved=1#printing", status_code=303)
 
 
 @router.get("/evenings")
