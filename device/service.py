@@ -189,8 +189,14 @@ class TableService:
         if path is None and self._auto_printing():
             switched = self._switched_release()
             if switched is not None:    # switched on an earlier run: the cards on this table have not changed
-                self._switched = f"switched earlier to {switched.name}, the release for other printings"
-                return load_recogniser(switched)
+                try:
+                    recogniser = load_recogniser(switched)
+                except Exception as exc:  # noqa: BLE001 -- the bundled release still reads: use it
+                    self._model_note = f"{switched.name}, switched to on an earlier run, could not be loaded: {exc}"
+                    log.error("model %s; reading with the bundled release", self._model_note)
+                else:
+                    self._switched = f"switched earlier to {switched.name}, the release for other printings"
+                    return recogniser
         return load_recogniser(path)
 
     def _auto_printing(self) -> bool:

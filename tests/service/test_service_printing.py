@@ -44,12 +44,15 @@ def _evening(tmp_path: Path) -> Store:
     return store
 
 
-def _table(tmp_path: Path, monkeypatch, bundled: Reader, printings: Reader, **overrides) -> tuple[TableService, Store]:
+def _table(tmp_path: Path, monkeypatch, bundled: Reader, printings: Reader, broken: bool = False,
+           **overrides) -> tuple[TableService, Store]:
     other = tmp_path / "cards" / "2026-12-04-printings"
     loads: list = []
 
     def load(path):
         loads.append(path)
+        if path == other and broken:
+            raise RuntimeError("detector.onnx: sha256 does not match model.json (damaged)")
         return printings if path == other else bundled
 
     monkeypatch.setattr(service_module, "load_recogniser", load)
@@ -86,6 +89,14 @@ def test_a_printing_the_bundled_release_reads_unsure_switches_the_table_and_stay
     assert again.loads[-1] == tmp_path / "cards" / "2026-12-04-printings"
     assert "switched earlier to 2026-12-04-printings" in again.status()["model"]["message"]
     again.stop()
+    store.close()
+    # That release damaged since: the table reads with the bundled one rather than with none.
+    damaged, store = _table(tmp_path, monkeypatch, bundled, printings, broken=True)
+    model = damaged.status()["model"]
+    assert model["ok"] and model["message"].startswith("bundled loaded (2026-12-04-printings, switched to on an "
+                                                       "earlier run, could not be loaded: detector.onnx: sha256")
+    assert store.get_capture(damaged.capture("declarer"))["recognitions"]
+    damaged.stop()
     store.close()
 
 
