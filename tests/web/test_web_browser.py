@@ -245,6 +245,16 @@ def test_the_table_flow_on_a_phone(server, browser):
     assert ticks == ["0", "1"]
     check_phone_page(browser, "Score sheet")
 
+    # The table switched to the release for other printings by itself: said under Card reader, one tap back.
+    controller.printing_switched = ("switched to 2026-12-04-printings, the release for other printings: 28 of the "
+                                    "last 54 cards read were unsure (52%; the reference printing gives well under 25%)")
+    browser.get(f"{base}/settings")
+    assert "28 of the last 54 cards" in browser.find_element(By.ID, "printing-switched").text
+    check_phone_page(browser, "Settings")
+    browser.find_element(By.ID, "use-reference").click()
+    wait.until(ec.presence_of_element_located((By.ID, "saved")))
+    assert controller.printing_switched is None and not browser.find_elements(By.ID, "printing-switched")
+
     # A new evening is asked for first; the earlier one stays readable and exportable.
     browser.get(f"{base}/settings")
     check_phone_page(browser, "Settings")

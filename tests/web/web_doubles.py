@@ -31,6 +31,10 @@ class FakeController:
         self.store, self.photos_dir = store, photos_dir
         self.piles: list[list[str]] = []
         self.fail: str | None = None
+        self.printing_switched: str | None = None   # why it reads with the release for other printings
+
+    def use_reference_printing(self) -> None:
+        self.printing_switched = None
 
     def capture(self, side: str | None = None) -> int:
         if self.fail:
