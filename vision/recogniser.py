@@ -105,8 +105,9 @@ def sha256_file(path: Path) -> str:
 
 
 def latest_release(root: Path = MODELS_DIR, other_than: Path | None = None) -> Path:
-    """The newest release for the reference deck (a club deck's release, and one for printings not yet enrolled,
-    are used only when configured); other_than: a release left out (one being checked against the others)."""
+    """The newest release for the reference deck (a club deck's release is used only when configured; one for
+    printings not yet enrolled also when the table switches to it); other_than: a release left out (one being
+    checked against the others)."""
     skip = Path(other_than).resolve() if other_than is not None else None
     releases = sorted(p for p in root.glob("*") if reference_release(p) and p.resolve() != skip
                       ) if root.is_dir() else []
