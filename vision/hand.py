@@ -1229,11 +1229,10 @@ class _Decoder:
         out: set = set()
         if self.rest is not None:
             return frozenset(out)
-        said = self._said_reads()
         allowed = self._allowed_sizes()
+        faint = self._faint(world)
         for side in SIDES:
-            idx = {i for i, r in enumerate(self.reads) if r.side == side and world[i] != NOT_A_CARD
-                   and (r.side, r.k) not in said and r.s.likely[0][0] == NOT_A_CARD}
+            idx = faint[side]
             if len(idx) < 2 or budget.spent():
                 continue
             budget.take()
@@ -1249,6 +1248,15 @@ class _Decoder:
                 placements = new._fitting(other, placements, allowed)
             out.update(new._placed_facts_of(other, placements))
         return frozenset(out)
+
+    def _faint(self, world: dict[int, str]) -> dict[str, set[int]]:
+        """Per side, the reads the players have not named whose likeliest reading is no card, yet that took one."""
+        said = self._said_reads()
+        out: dict[str, set[int]] = {s: set() for s in SIDES}
+        for i, r in enumerate(self.reads):
+            if world[i] != NOT_A_CARD and (r.side, r.k) not in said and r.s.likely[0][0] == NOT_A_CARD:
+                out[r.side].add(i)
+        return out
 
     def _size_question(self, world: dict[int, str], placements: list[dict[str, str]]) -> Question | None:
         """How many cards the Declarer's pile holds, when the lost cards' placements allow 2-7 counts (one tap
@@ -1267,11 +1275,9 @@ class _Decoder:
         # A read whose likeliest reading is no card may be none (`_no_cards`): the pile may hold one fewer per
         # such read in the Declarer's photo, one more per such read in the Defenders'. Offered, so that the
         # players can always tap the true count.
-        said = self._said_reads()
-        faint = {s: sum(1 for i, c in world.items() if c != NOT_A_CARD and self.reads[i].side == s
-                        and (s, self.reads[i].k) not in said and self.reads[i].s.likely[0][0] == NOT_A_CARD)
-                 for s in SIDES}
-        wider = range(max(0, counts[0] - faint["declarer"]), min(len(self.deck), counts[-1] + faint["defenders"]) + 1)
+        faint = self._faint(world)
+        wider = range(max(0, counts[0] - len(faint["declarer"])),
+                      min(len(self.deck), counts[-1] + len(faint["defenders"])) + 1)
         wider = [n for n in wider if self.sizes is None or n in self.sizes]
         counts = sorted(set(counts) | set(wider)) if len(wider) <= 7 else counts
         return Question("pile_size", "declarer", tuple(map(str, counts)),

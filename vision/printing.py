@@ -51,9 +51,6 @@ class PrintingWatch:
                 f"({self.unsure / max(n, 1):.0%}; the reference printing gives well under "
                 f"{self.settings.unsure_share:.0%})")
 
-    def reset(self) -> None:
-        self._recent.clear()
-
 
 class TableReader:
     """Reads photos one after another as the table does: with `first` until the watch says the cards are another
@@ -91,12 +88,12 @@ class TableReader:
         return other.recognise(image)
 
 
-def table_reader(first=None):
-    """The bundled default release (or `first`) with the switch to the newest release for other printings."""
+def table_reader(first) -> TableReader:
+    """`first` (the bundled default release) with the switch to the newest release for other printings."""
     from vision.recogniser import Recogniser, printing_release
 
     def other():
         path = printing_release()
         return Recogniser.load(path) if path is not None else None
 
-    return TableReader(first if first is not None else Recogniser.load(), other)
+    return TableReader(first, other)

@@ -118,8 +118,8 @@ def latest_release(root: Path = MODELS_DIR, other_than: Path | None = None) -> P
 
 def printing_release(root: Path = MODELS_DIR) -> Path | None:
     """The newest release for printings not yet enrolled (`any_printing`), or None."""
-    found = sorted(p for p in root.glob("*") if (p / "model.json").exists() and any_printing(p)
-                   and not club_deck(p)) if root.is_dir() else []
+    found = sorted(p for p in root.glob("*") if (m := _manifest(p)).get("any_printing") and not m.get("club_deck")
+                   ) if root.is_dir() else []
     return found[-1] if found else None
 
 
