@@ -105,15 +105,19 @@ def holdout_hand_photos(seed: int, i: int, faces: Path | None = None) -> tuple[d
     photos, truth = {}, {"deck": deal.deck_size, "game": GAME_FOR_DECK[deal.deck_size],
                          "piles": {"declarer": list(deal.declarer), "defenders": list(deal.defenders)},
                          "sizes": {}, "renderer": "holdout", "tricks": {"players": deal.players, "talon": deal.talon}}
+    truth["visible"] = {}
     for side in SIDES:
         size = HOLDOUT_SIZES[int(rng.integers(len(HOLDOUT_SIZES)))]
-        photos[side] = _holdout_pile_photo(rng, renderer, deal, side, tuple(getattr(deal, side)), size, i)
+        photos[side], truth["visible"][side] = _holdout_pile_photo(
+            rng, renderer, deal, side, tuple(getattr(deal, side)), size, i)
         truth["sizes"][side] = list(size)
     return truth, photos
 
 
-def _holdout_pile_photo(rng, renderer, deal, side: str, cards: tuple[str, ...], size, i: int) -> np.ndarray:
-    """One side's pile laid out, photographed and developed by the hold-out renderer, drawing from rng."""
+def _holdout_pile_photo(rng, renderer, deal, side: str, cards: tuple[str, ...], size, i: int
+                        ) -> tuple[np.ndarray, dict[str, float]]:
+    """One side's pile laid out, photographed and developed by the hold-out renderer, drawing from rng; with
+    the share of each card's better index left uncovered (the renderer's own table-plane `visibility`)."""
     from models.holdout import render as hr
     from models.holdout import scene as hs
 
@@ -130,7 +134,8 @@ def _holdout_pile_photo(rng, renderer, deal, side: str, cards: tuple[str, ...], 
     chroma = rng.uniform(0, 0.0015)
     margin = cam.lens_margin(chroma)
     canvas, _light = hr._Drawing(renderer, scene, rng, cam.padded(margin)).draw()
-    return hr._camera_pipeline(rng, canvas, cam, margin, chroma)
+    visible = {c.id: round(max(v), 4) for c, v in zip(scene.cards, hs.visibility(scene))}
+    return hr._camera_pipeline(rng, canvas, cam, margin, chroma), visible
 
 
 HOLDOUT_SIZES = ((1640, 1232), (2028, 1520), (2304, 1296), (4056, 3040), (4608, 2592))
@@ -295,7 +300,7 @@ def retake_photo(seed: int, i: int, side: str, truth: dict, faces: Path | None =
         renderer = _holdout_renderer(faces)
         deal = hs.random_deal(np.random.default_rng([seed, i]), renderer.deck)
         size = HOLDOUT_SIZES[int(rng.integers(len(HOLDOUT_SIZES)))]
-        return _holdout_pile_photo(rng, renderer, deal, side, tuple(cards), size, i)
+        return _holdout_pile_photo(rng, renderer, deal, side, tuple(cards), size, i)[0]
     deck = _deck(Path(faces or FACES_DIR))
     drawn = PHOTO_SIZES[rng.integers(len(PHOTO_SIZES))]
     scene = random_scene(rng, size=drawn, cards=[deck.ids.index(c) for c in cards], n_piles=1)
@@ -304,7 +309,7 @@ def retake_photo(seed: int, i: int, side: str, truth: dict, faces: Path | None =
 
 def hidden_cards(truth: dict) -> int | None:
     """Cards showing less than a third of either index (no reader can name them; placed only by elimination),
-    or None where the renderer does not say (the independent one)."""
+    or None where the hand's truth does not say (hands cached before the independent renderer said)."""
     from models.dataset import MIN_VISIBLE
 
     vis = truth.get("visible")
@@ -314,7 +319,7 @@ def hidden_cards(truth: dict) -> int | None:
 def readable_piles(truth: dict):
     """Both photos as a reader would see them that names, sure and right, every card showing a third of an index
     or more and nothing else: what the photos allow (the rest can lie only by elimination). None where the
-    renderer does not say what shows (the independent one)."""
+    truth does not say what shows (hands cached before the independent renderer said)."""
     from models.dataset import MIN_VISIBLE
     from vision.hand import PileRead, Sighting
 
@@ -444,7 +449,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="which of both (two photos), told (two photos, how the tricks lie said), rest (one photo)")
     ap.add_argument("--bound", action="store_true",
                     help="also decode each hand as a reader that reads every card showing a third of an index right "
-                         "would see it (the generator's hands only): what the photos allow")
+                         "would see it (hands whose truth says what shows): what the photos allow")
     ap.add_argument("--no-taps", action="store_true",
                     help="skip playing the players' taps and new photos (the settled figures only, much faster)")
     ap.add_argument("--reuse-reads", action="store_true",

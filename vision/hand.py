@@ -1152,7 +1152,7 @@ class _Decoder:
                 # whose piles round the Card Points only together, or a count of whole tricks that allows two
                 # numbers of lost cards): how many cards the Declarer's pile holds, when that tells the scores
                 # apart, is one tap; a hand is never called settled so.
-                size = self._size_question(world, placements)
+                size = self._size_question(world, placements, self._doubted(world, alternatives))
                 if size is not None and not self._narrows(size):
                     size = None         # another doubt keeps the scores open whatever the size: not one tap
                 one_by_one = size is None
@@ -1258,11 +1258,24 @@ class _Decoder:
                 out[r.side].add(i)
         return out
 
-    def _size_question(self, world: dict[int, str], placements: list[dict[str, str]]) -> Question | None:
+    def _doubted(self, world: dict[int, str], alternatives: Mapping[int, list[tuple[str, frozenset]]]
+                 ) -> dict[str, set[int]]:
+        """Per side, the reads that may be one card fewer or more than this world says: those whose likeliest
+        reading is no card yet took one (`_faint`), and those whose plausible other readings include no card
+        when they took one, or a card when they took none."""
+        out = self._faint(world)
+        for i, alts in alternatives.items():
+            if any((c == NOT_A_CARD) != (world[i] == NOT_A_CARD) for c, _ in alts):
+                out[self.reads[i].side].add(i)
+        return out
+
+    def _size_question(self, world: dict[int, str], placements: list[dict[str, str]],
+                       doubted: Mapping[str, set[int]] | None = None) -> Question | None:
         """How many cards the Declarer's pile holds, when the lost cards' placements allow 2-7 counts (one tap
-        each) and the counts leave different scores possible. Not when the answer could not be used: more lost
-        cards than every way to place them is tried for, or a size the players said already (one no placement
-        makes is dropped; asked again, the same question would come back for ever)."""
+        each) and the counts leave different scores possible, or when reads that may be a card or none
+        (`_doubted`) allow them. Not when the answer could not be used: more lost cards than every way to place
+        them is tried for, or a size the players said already (one no placement makes is dropped; asked again,
+        the same question would come back for ever). The caller checks that the answers narrow the scores."""
         if len(self._loose(world)[0]) > 6 or any(a.kind == "pile_size" for a in self.answers):
             return None
         seen = self._seen(world, "declarer")
@@ -1270,16 +1283,22 @@ class _Decoder:
         for p, f in zip(placements, self._placed_facts_of(world, placements)):
             by_count.setdefault(seen + sum(1 for s in p.values() if s == "declarer"), set()).add(f)
         counts = sorted(by_count)
-        if not 1 < len(counts) <= 7 or all(by_count[n] == by_count[counts[0]] for n in counts):
+        doubted = doubted or self._faint(world)
+        placed_decide = 1 < len(counts) and any(by_count[n] != by_count[counts[0]] for n in counts)
+        if len(counts) > 7 or not counts or not placed_decide and not any(doubted.values()):
             return None
-        # A read whose likeliest reading is no card may be none (`_no_cards`): the pile may hold one fewer per
-        # such read in the Declarer's photo, one more per such read in the Defenders'. Offered, so that the
+        # A doubted read in the Declarer's photo may be one card fewer there or one more, and one in the
+        # Defenders' photo may free a card for the Declarer's pile or take one from it: offered, so that the
         # players can always tap the true count.
-        faint = self._faint(world)
-        wider = range(max(0, counts[0] - len(faint["declarer"])),
-                      min(len(self.deck), counts[-1] + len(faint["defenders"])) + 1)
-        wider = [n for n in wider if self.sizes is None or n in self.sizes]
-        counts = sorted(set(counts) | set(wider)) if len(wider) <= 7 else counts
+        n = len(doubted["declarer"]) + len(doubted["defenders"])
+        wider = range(max(0, counts[0] - n), min(len(self.deck), counts[-1] + n) + 1)
+        wider = [k for k in wider if self.sizes is None or k in self.sizes]
+        if len(wider) <= 7:
+            counts = sorted(set(counts) | set(wider))
+        elif not placed_decide:
+            return None
+        if len(counts) < 2:
+            return None
         return Question("pile_size", "declarer", tuple(map(str, counts)),
                         "How many cards does the Declarer's pile hold: " + ", ".join(map(str, counts[:-1]))
                         + f" or {counts[-1]}?")

@@ -155,3 +155,19 @@ def test_the_bound_reads_every_card_showing_a_third_and_leaves_the_rest_to_elimi
     told = judge(game, piles, decode(game, hidden, sizes=game.pile_sizes(3, 0)))
     assert told["settled"] and told["right"]
     assert readable_piles({"piles": piles}) is None       # the independent renderer does not say what shows
+
+
+@pytest.mark.slow
+def test_the_independent_renderer_s_hands_say_how_much_of_each_card_s_index_shows():
+    from models.handbench import holdout_hand_photos
+
+    truth, photos = holdout_hand_photos(95000, 7)
+    for side in ("declarer", "defenders"):
+        vis = truth["visible"][side]
+        assert sorted(vis) == sorted(truth["piles"][side])
+        assert all(0.0 <= v <= 1.0 for v in vis.values())
+        assert photos[side].shape[:2] == tuple(reversed(truth["sizes"][side]))
+    # a pile photo shows most indices whole and a few only in part
+    shares = [v for side in truth["visible"].values() for v in side.values()]
+    assert max(shares) == 1.0 and min(shares) < 1.0
+    assert hidden_cards(truth) == sum(v < 0.33 for v in shares)

@@ -754,6 +754,22 @@ def test_lost_cards_that_round_the_points_only_together_ask_the_pile_size_once()
     assert told.settled and [told.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
 
 
+def test_a_read_that_may_be_a_card_or_none_rounding_the_points_asks_the_pile_size_not_an_idle_doubt():
+    """Report hand 61 of seed 90000 read by the printings release: one unsure read in the Declarer's photo may
+    be the lost D2 or no card, which moves the Card Points only by rounding (15 or 16). No card is lost in that
+    reading, so no placement counted two sizes, and the doubt was put alone: "the 2 of Diamonds, or no card?",
+    whose answers each left the same two scores open. The Declarer's count tells them apart in one tap."""
+    game, piles, _, truth = _fixture("doubt_rounding", told=False)
+    hand = _Decoder(game, piles, None, [], HandSettings(check_s=60)).run()
+    assert len(hand.outcomes) == 2
+    (q,) = hand.questions
+    assert q.kind == "pile_size" and str(len(truth["declarer"])) in q.choices
+    after = {a.card: _Decoder(game, piles, None, [a], HandSettings(check_s=60)).run() for a in q.answers()}
+    assert len({h.outcomes for h in after.values()}) > 1, "every answer leaves the same scores possible"
+    right = after[str(len(truth["declarer"]))]
+    assert right.settled and [right.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
+
+
 @settings(max_examples=12, deadline=None)
 @given(deals)
 def test_a_settled_hand_has_one_possible_score_and_every_question_narrows_it(deal):
