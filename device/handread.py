@@ -144,7 +144,8 @@ def hand_read(store: Store, session: dict, state: dict) -> dict | None:
     sizes = game.pile_sizes(trick, talon) if trick is not None and talon is not None else None
     key = (store_key(store), session["id"], session["game"], bool(state.get("rest_is_theirs")), sizes,
            json.dumps(given_raw, sort_keys=True),
-           tuple((s, c["id"], c["created_at"], c["photo"], len(store.corrections(c["id"])), c["side"])
+           tuple((s, c["id"], c["created_at"], c["photo"], len(store.corrections(c["id"])), c["side"],
+                  hash(store.meta(pile_key(c["id"])) or ""))    # read again after a switch of releases
                  for s, c in captures.items()))
     if key in _CACHE:
         return _CACHE[key]

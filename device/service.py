@@ -8,6 +8,7 @@ service restarted. A failed camera never stops the service: the error shows in `
 """
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
@@ -156,6 +157,7 @@ class TableService:
         self._heartbeat: float | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
+        self._read_again = False    # the table just switched releases: read the hand's earlier photos again
 
     # -- start and stop --------------------------------------------------------------------
     def start(self) -> None:
@@ -220,12 +222,18 @@ class TableService:
         log.warning("model %s", self._model_message)
 
     def _switched_release(self) -> Path | None:
-        """The release for other printings, when an earlier run switched to it (store meta `printing_release`)."""
+        """The release for other printings, when an earlier run switched to one (store meta `printing_release`):
+        the newest bundled one, also when an update replaced the one switched to (the meta then names it)."""
         from vision.recogniser import printing_release
 
         name = self._said_printing()
         found = printing_release() if name and name != REFERENCE_PRINTING else None
-        return found if found is not None and found.name == name else None
+        if found is not None and found.name != name:
+            log.info("the release for other printings switched to earlier, %s, is now %s", name, found.name)
+            meta = getattr(self.store, "set_meta", None)
+            if meta is not None:
+                meta(PRINTING_KEY, found.name)
+        return found
 
     def _said_printing(self) -> str | None:
         meta = getattr(self.store, "meta", None)
@@ -499,6 +507,9 @@ class TableService:
             handread.save_pile(self.store, capture_id, pile)
         except Exception as exc:  # noqa: BLE001 -- the capture stands; its hand read is only help
             log.error("capture %d: pile read not stored: %s", capture_id, exc)
+        if self._read_again:
+            self._read_again = False
+            self._read_pending_again(capture_id)
         self._last_capture_at = time.time()
         log.info("capture %d: %s, %d cards%s", capture_id, photo, len(recognitions),
                  f" ({error})" if error else "")
@@ -521,6 +532,7 @@ class TableService:
                     found = [r.to_json() for r in self._recogniser.recognise(image)]
                 if not self._watch_printing(found):
                     break
+                self._read_again = True     # the hand's other photo was read by the bundled release
         except Exception as exc:  # keep the photo: players can still enter the cards by hand
             log.exception("recognition failed")
             self._model_error = f"last recognition failed: {exc}"
@@ -534,6 +546,48 @@ class TableService:
         if self._calibration is not None:
             self._check_alignment(image)
         return out, None, pile
+
+    def _read_pending_again(self, newest: int) -> None:
+        """After the switch to the release for other printings, the photos of the hand being counted that the
+        bundled release read are read again with it, so that the first hand of the evening is read as well as
+        the rest. Not a photo the players have corrected or answered a question about (their corrections and
+        answers point at its reads), nor one whose file is gone."""
+        from vision.image import read_image
+
+        current = getattr(self.store, "current_session", None)
+        session = current() if current else None
+        if session is None or self._recogniser is None:
+            return
+        try:
+            pending = self.store.pending_captures(session["id"])
+            said = [a for raw in self.store.meta_prefix(f"answers.{session['id']}.").values()
+                    for a in json.loads(raw) if a.get("kind") == "which_card"]
+        except Exception as exc:  # noqa: BLE001 -- the photos keep their first reads
+            log.error("photos not read again after the switch: %s", exc)
+            return
+        for capture in pending.values():
+            if capture is None or capture["id"] == newest:
+                continue
+            if any(a.get("capture", capture["id"]) == capture["id"] and a.get("side") == capture["side"]
+                   for a in said):
+                continue
+            try:
+                if self.store.corrections(capture["id"]):
+                    continue
+                image = read_image(self.photos_dir / capture["photo"])
+                found, pile = handread.read_photo(self._recogniser, image, session["game"])
+                for item in found:
+                    if self._calibration is not None:
+                        item["side"] = self._side_of(item["quad"])
+                again = self.store.replace_recognitions(
+                    capture["id"], found, handread.pile_key(capture["id"]),
+                    json.dumps(pile) if pile is not None else None)
+            except Exception as exc:  # noqa: BLE001 -- that photo keeps its first read
+                log.error("capture %d not read again after the switch: %s", capture["id"], exc)
+                continue
+            if again:
+                log.info("capture %d read again with the release for other printings: %d cards",
+                         capture["id"], len(found))
 
     def _side_of(self, quad: Any) -> str | None:
         from calibration import assign_side

@@ -313,6 +313,21 @@ class Store:
         capture["cards"] = cards
         return capture
 
+    def replace_recognitions(self, capture_id: int, recognitions: list[dict], pile_key: str | None = None,
+                             pile: str | None = None) -> bool:
+        """The capture's recognitions read again (and its pile read, meta `pile_key`, with them, in one
+        transaction), unless the players have corrected it: corrections point at its cards by index. Returns
+        whether they were replaced."""
+        self.get_capture(capture_id)
+        with self.atomic():
+            if self._rows("SELECT 1 FROM corrections WHERE capture_id = ? LIMIT 1", (capture_id,)):
+                return False
+            self._write("UPDATE captures SET recognitions = ? WHERE id = ?",
+                        (json.dumps(list(recognitions)), capture_id))
+            if pile_key is not None and pile is not None:
+                self.set_meta(pile_key, pile)
+        return True
+
     def set_capture_side(self, capture_id: int, side: str | None) -> None:
         _check_side(side)
         self.get_capture(capture_id)

@@ -71,17 +71,20 @@ def test_a_printing_the_bundled_release_reads_unsure_switches_the_table_and_stay
     bundled, printings = Reader("bundled", 27, 14), Reader("printings", 27, 1)
     service, store = _table(tmp_path, monkeypatch, bundled, printings)
     assert service.status()["model"]["message"] == "bundled loaded"
-    first = store.get_capture(service.capture("declarer"))   # 27 cards read: too few to say
+    first_id = service.capture("declarer")                   # 27 cards read: too few to say
+    first = store.get_capture(first_id)
     assert all(r["flagged"] == (k < 14) for k, r in enumerate(first["recognitions"]))
     second = store.get_capture(service.capture("defenders"))  # 54 read, 28 unsure: not the reference printing
     assert sum(r["flagged"] for r in second["recognitions"]) == 1, "the photo is read again after the switch"
-    assert printings.calls == 1 and bundled.calls == 2
+    # ... and so is the hand's first photo, which the bundled release read
+    assert sum(r["flagged"] for r in store.get_capture(first_id)["recognitions"]) == 1
+    assert printings.calls == 2 and bundled.calls == 2
     message = service.status()["model"]["message"]
     assert message.startswith("printings loaded (switched to 2026-12-04-printings")
     assert "28 of the last 54 cards read were unsure" in message
     assert store.meta(PRINTING_KEY) == "2026-12-04-printings"
     service.capture("declarer")
-    assert printings.calls == 2 and bundled.calls == 2
+    assert printings.calls == 3 and bundled.calls == 2
     service.stop()
     store.close()
     # The next evening starts on the release it switched to: the cards on the table are the same.
@@ -97,6 +100,55 @@ def test_a_printing_the_bundled_release_reads_unsure_switches_the_table_and_stay
                                                        "earlier run, could not be loaded: detector.onnx: sha256")
     assert store.get_capture(damaged.capture("declarer"))["recognitions"]
     damaged.stop()
+    store.close()
+
+
+@pytest.mark.parametrize("said", ["corrected", "answered"])
+def test_a_photo_the_players_have_corrected_or_answered_about_keeps_its_first_read(tmp_path, monkeypatch, said):
+    from device import handread
+
+    bundled, printings = Reader("bundled", 27, 14), Reader("printings", 27, 1)
+    service, store = _table(tmp_path, monkeypatch, bundled, printings)
+    first_id = service.capture("declarer")
+    session = store.current_session()
+    if said == "corrected":
+        store.add_correction(first_id, action="replace", card_index=0, new_id="T21")
+    else:
+        handread.add_answer(store, session, 0, {"kind": "which_card", "side": "declarer", "sighting": 3,
+                                                "card": "T4", "capture": first_id})
+    before = store.get_capture(first_id)["recognitions"]
+    service.capture("defenders")                              # the switch
+    assert service.printing_switched and printings.calls == 1
+    assert store.get_capture(first_id)["recognitions"] == before
+    service.stop()
+    store.close()
+
+
+def test_a_photo_gone_from_disk_keeps_its_first_read_and_the_table_goes_on(tmp_path, monkeypatch):
+    bundled, printings = Reader("bundled", 27, 14), Reader("printings", 27, 1)
+    service, store = _table(tmp_path, monkeypatch, bundled, printings)
+    first_id = service.capture("declarer")
+    (service.photos_dir / store.get_capture(first_id)["photo"]).unlink()
+    before = store.get_capture(first_id)["recognitions"]
+    second = service.capture("defenders")
+    assert service.printing_switched and store.get_capture(first_id)["recognitions"] == before
+    assert sum(r["flagged"] for r in store.get_capture(second)["recognitions"]) == 1
+    service.stop()
+    store.close()
+
+
+def test_a_switch_to_a_release_an_update_has_replaced_starts_on_the_new_one(tmp_path, monkeypatch):
+    store = _evening(tmp_path)
+    store.set_meta(PRINTING_KEY, "2026-11-30-printings")        # switched to on an earlier run, since replaced
+    store.close()
+    bundled, printings = Reader("bundled", 27, 14), Reader("printings", 27, 1)
+    service, store = _table(tmp_path, monkeypatch, bundled, printings)
+    assert service.loads == [tmp_path / "cards" / "2026-12-04-printings"]
+    assert "switched earlier to 2026-12-04-printings" in service.status()["model"]["message"]
+    assert store.meta(PRINTING_KEY) == "2026-12-04-printings"
+    service.capture("declarer")
+    assert printings.calls == 1 and bundled.calls == 0
+    service.stop()
     store.close()
 
 
@@ -166,7 +218,7 @@ def test_the_watch_needs_enough_cards_and_forgets_old_photos():
 
 def test_the_bundled_release_for_other_printings_is_found():
     found = printing_release(REPO / "models" / "cards")
-    assert found is not None and found.name == "2026-12-04-printings"
+    assert found is not None and found.name == "2026-12-04-printings2"
     assert printing_release(REPO / "tests") is None
 
 
@@ -195,7 +247,7 @@ def test_the_players_can_take_the_table_back_to_the_bundled_release(tmp_path, mo
     assert "the players said the cards are the reference printing" in service.status()["model"]["message"]
     for side in ("declarer", "defenders") * 3:      # unsure reads no longer switch it, now or after a restart
         service.capture(side)
-    assert printings.calls == 1 and bundled.calls == 8
+    assert printings.calls == 2 and bundled.calls == 8     # the switch's photo and the one before it
     service.stop()
     store.close()
     again, store = _table(tmp_path, monkeypatch, bundled, printings)

@@ -101,6 +101,20 @@ def test_bad_side_is_refused(store):
         store.add_capture(photo="a.jpg", side="north", width=1, height=1, recognitions=[])
 
 
+def test_a_capture_read_again_replaces_its_reads_and_pile_read_together_unless_corrected(store):
+    cid = store.add_capture(photo="a.jpg", side="declarer", width=100, height=50, recognitions=REC)
+    store.set_meta(f"pile.{cid}", '{"old": 1}')
+    again = [dict(REC[1], flagged=False, confidence=0.97)]
+    assert store.replace_recognitions(cid, again, f"pile.{cid}", '{"new": 1}')
+    assert store.get_capture(cid)["recognitions"] == again and store.meta(f"pile.{cid}") == '{"new": 1}'
+    # corrections point at the cards by index: a corrected capture keeps what the players corrected
+    store.add_correction(cid, action="remove", card_index=0)
+    assert not store.replace_recognitions(cid, REC, f"pile.{cid}", '{"newer": 1}')
+    assert store.get_capture(cid)["recognitions"] == again and store.meta(f"pile.{cid}") == '{"new": 1}'
+    with pytest.raises(NotFoundError):
+        store.replace_recognitions(999, REC)
+
+
 def test_corrections_replay_in_order_and_keep_indices(store):
     cid = store.add_capture(photo="a.jpg", side="declarer", width=100, height=50, recognitions=REC)
     store.add_correction(cid, action="replace", card_index=1, new_id="HK", crop="crops/1.png")

@@ -102,6 +102,20 @@ def test_a_lost_pagat_is_asked_on_the_page_and_one_tap_settles_it(player, reads)
     assert player.get("/api/piles").json()["sides"]["declarer"]["points"] == GAME.format(GAME.count(dec))
 
 
+def test_a_photo_read_again_is_decoded_again(player, reads, table):
+    """After the switch to the release for other printings the service reads the hand's earlier photo again
+    (`Store.replace_recognitions`): the hand is decoded from the new read, not from the one kept for it."""
+    _, store, _, _ = table
+    dec = lost_pagat(player, reads)
+    assert [q["card"] for q in player.get("/api/hand").json()["questions"]] == ["T1"]
+    first = store.pending_captures(store.current_session()["id"])["declarer"]["id"]
+    again = pile(seen(c) for c in dec)
+    assert store.replace_recognitions(first, handread.recognitions_of(again, GAME), handread.pile_key(first),
+                                      json.dumps(again.to_json()))
+    hand = player.get("/api/hand").json()
+    assert hand["settled"] and "T1" in hand["sides"]["declarer"]["cards"]
+
+
 def test_a_doubt_that_changes_the_score_is_answered_through_the_api(player, reads):
     dec, dfn = deal(seed=2)
     dec = [c for c in dec if c not in ("HK", "HQ")] + ["HK"]
