@@ -98,6 +98,7 @@ class HandSettings:
     #                                 with `count_cap`, 0.97: 40, 47, 15, 19; 0.9 and 0.8: 43, 48, 16, 20; 0.5: 47,
     #                                 48, 17, 21 but one 42-card hand settled wrong); None: the model is not run (it
     #                                 costs 0.2-0.3 of the hand time ratio)
+    one_count: bool = True          # several questions the Declarer's count alone settles are put as that one
     count_cap: bool = True          # a pile that counts more such cards than are lost holds all the lost cards
     #                                 (unless the other pile's count wants some too); False: the count is then not
     #                                 trusted at all (dev: 38, 46, 13, 19 at 0.97)
@@ -1121,6 +1122,7 @@ class _Decoder:
                                     self._no_cards(world, total, budget))
         questions: list[Question] = []
         one_by_one = False      # questions put one at a time: each lost card may take a tap of its own
+        counted = 0             # lost cards whose piles the Declarer's count places instead of a tap each
         alone = False           # ... and the one put is a doubt whose answers alone change nothing
         if len(every) > 1:
             # Cards no read shows whose pile changes the score.
@@ -1162,8 +1164,27 @@ class _Decoder:
                     questions = questions if together else self._open_question(world, placements, quiet)
                     # put alone, its answers leave the same scores possible (the doubts matter only together)
                     alone = together or bool(questions) and not self._narrows(questions[0])
-        # the taps the lost cards will take: one per card asked about, or, put one at a time, up to one each
-        lost = len(self._loose(world)[0]) if one_by_one else sum(q.kind == "which_pile" for q in questions)
+            if st.one_count and not one_by_one and sum(q.kind in ("which_pile", "which_card") for q in questions) > 1:
+                # Several taps where the Declarer's count alone settles the hand (lost cards that matter only
+                # by how many lie in each pile): one tap instead.
+                size = self._size_question(world, placements, self._doubted(world, alternatives))
+                if size is not None and self._settles(size):
+                    counted = sum(q.kind == "which_pile" for q in questions)
+                    questions = [size]
+                elif size is not None and self.check:
+                    # Lost cards alike to the score (no bonus, the same pips) matter only by how many lie in each
+                    # pile once the others are placed: their piles are one count, asked after the others.
+                    alike: dict[int, list[Question]] = {}
+                    for q in questions:
+                        if q.kind == "which_pile" and self._class(q.card)[1] is None:
+                            alike.setdefault(self._class(q.card)[0], []).append(q)
+                    group = max(alike.values(), key=len, default=[])
+                    if len(group) > 1 and self._narrows(size):
+                        counted = len(group)
+                        questions = [q for q in questions if q not in group] + [size]
+        # the taps the lost cards will take: one per card asked about (or placed by the count instead), or, put
+        # one at a time, up to one each
+        lost = len(self._loose(world)[0]) if one_by_one else sum(q.kind == "which_pile" for q in questions) + counted
         spreads = self._respreads(questions, lost)
         if alone and spreads:
             questions = []  # a new photo, not a tap that alone changes nothing (the request says why)
@@ -1275,7 +1296,8 @@ class _Decoder:
         each) and the counts leave different scores possible, or when reads that may be a card or none
         (`_doubted`) allow them. Not when the answer could not be used: more lost cards than every way to place
         them is tried for, or a size the players said already (one no placement makes is dropped; asked again,
-        the same question would come back for ever). The caller checks that the answers narrow the scores."""
+        the same question would come back for ever). The caller checks that the answers narrow the scores.
+        Asked of the smaller pile, the quicker to count: the Defenders' when the Declarer's holds more than half."""
         if len(self._loose(world)[0]) > 6 or any(a.kind == "pile_size" for a in self.answers):
             return None
         seen = self._seen(world, "declarer")
@@ -1299,9 +1321,22 @@ class _Decoder:
             return None
         if len(counts) < 2:
             return None
-        return Question("pile_size", "declarer", tuple(map(str, counts)),
-                        "How many cards does the Declarer's pile hold: " + ", ".join(map(str, counts[:-1]))
+        side = "declarer"
+        if counts[0] + counts[-1] > len(self.deck):     # the Defenders' pile is the smaller one to count
+            side, counts = "defenders", sorted(len(self.deck) - n for n in counts)
+        return Question("pile_size", side, tuple(map(str, counts)),
+                        f"How many cards does the {_side_name(side)} pile hold: " + ", ".join(map(str, counts[:-1]))
                         + f" or {counts[-1]}?")
+
+    def _settles(self, q: Question) -> bool:
+        """Whether every answer to q leaves one score (within the checker's budget; past it, no)."""
+        if not self.check:
+            return False
+        budget = self._check_budget()
+        for a in q.answers():
+            if budget.spent() or len(self._told(a, budget).run().outcomes) != 1:
+                return False
+        return True
 
     def _narrows(self, q: Question) -> bool:
         """Whether the answers to q leave different scores possible (`_narrow` within its budget; past it, yes)."""
@@ -1509,6 +1544,10 @@ def _not_implied(questions: list[Question], after: Mapping[tuple, list[HandRead]
                    for k in kept):
             kept.append(q)
     return kept
+
+
+def _side_name(side: str) -> str:
+    return "Declarer's" if side == "declarer" else "Defenders'"
 
 
 def _other(side: str) -> str:

@@ -746,10 +746,11 @@ def test_lost_cards_that_round_the_points_only_together_ask_the_pile_size_once()
     hand = _Decoder(game, piles, None, [], HandSettings(check_s=60)).run()
     assert len(hand.outcomes) == 2
     (q,) = hand.questions
-    assert q.kind == "pile_size" and str(len(truth["declarer"])) in q.choices
+    assert q.kind == "pile_size" and str(len(truth[q.side])) in q.choices
+    assert q.side == "defenders" and len(truth["defenders"]) < len(truth["declarer"])   # the smaller to count
     after = [_Decoder(game, piles, None, [a], HandSettings(check_s=60)).run().outcomes for a in q.answers()]
     assert len(set(after)) > 1, "every answer leaves the same scores possible"
-    told = _Decoder(game, piles, None, [Answer("pile_size", "declarer", str(len(truth["declarer"])))],
+    told = _Decoder(game, piles, None, [Answer("pile_size", q.side, str(len(truth[q.side])))],
                     HandSettings(check_s=60)).run()
     assert told.settled and [told.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
 
@@ -768,6 +769,42 @@ def test_a_read_that_may_be_a_card_or_none_rounding_the_points_asks_the_pile_siz
     assert len({h.outcomes for h in after.values()}) > 1, "every answer leaves the same scores possible"
     right = after[str(len(truth["declarer"]))]
     assert right.settled and [right.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
+
+
+def test_lost_cards_that_matter_only_by_the_count_are_one_count_question_not_one_tap_each():
+    """The independent renderer's hand 12 (seed 95000): three taroks of no pips lie unseen in the Defenders'
+    pile, and where each lies moves the rounded Card Points. Three "which pile?" questions each narrowed the
+    score; the Declarer's count alone settles it: one tap."""
+    game, piles, _, truth = _fixture("count_only", told=False)
+    hand = _Decoder(game, piles, None, [], HandSettings(check_s=60)).run()
+    (q,) = hand.questions
+    assert q.kind == "pile_size" and str(len(truth["declarer"])) in q.choices
+    for a in q.answers():
+        assert len(_Decoder(game, piles, None, [a], HandSettings(check_s=60)).run().outcomes) == 1
+    told = _Decoder(game, piles, None, [Answer("pile_size", "declarer", str(len(truth["declarer"])))],
+                    HandSettings(check_s=60)).run()
+    assert told.settled and [told.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
+    each = _Decoder(game, piles, None, [], HandSettings(check_s=60, one_count=False)).run()
+    assert sorted(q.card for q in each.questions if q.kind == "which_pile") == ["T10", "T11", "T4"]
+
+
+def test_lost_cards_alike_to_the_score_are_placed_by_one_count_after_the_others():
+    """A King and two Queens lost from the Declarer's photo: the King's pile is a bonus fact and is asked; the
+    Queens differ only by how many lie in each pile, so once the King is placed one count places both."""
+    dec, dfn = split(SLOVENIAN, 27, seed=13)
+    lost = ["HK", "CQ", "HQ"]
+    assert all(c in dec for c in lost)
+    piles = piles_of([seen(c) for c in dec if c not in lost], [seen(c) for c in dfn])
+    hand = decode(SLOVENIAN, piles)
+    assert [(q.kind, q.card) for q in hand.questions] == [("which_pile", "HK"), ("pile_size", None)]
+    king = [Answer("which_pile", "declarer", "HK")]
+    (q,) = decode(SLOVENIAN, piles, answers=king).questions
+    assert q.kind == "pile_size" and q.side == "declarer" and q.choices == ("25", "26", "27")
+    told = decode(SLOVENIAN, piles, answers=king + [Answer("pile_size", "declarer", "27")])
+    assert told.settled and [told.sides[s].card_points for s in SIDES] == [SLOVENIAN.count(dec), SLOVENIAN.count(dfn)]
+    # one tap a card without it: the Queens asked one by one
+    each = _Decoder(SLOVENIAN, piles, None, [], HandSettings(one_count=False)).run()
+    assert sorted(q.card for q in each.questions) == ["CQ", "HK", "HQ"]
 
 
 @settings(max_examples=12, deadline=None)
@@ -892,10 +929,15 @@ def test_lost_cards_that_matter_only_together_ask_for_a_new_photo_not_an_idle_ta
     assert len(hand.outcomes) > 1 and not hand.settled
     assert [q.kind for q in hand.questions] == ["respread", "respread"]
     assert f"{n} cards were not found in either photo" in hand.questions[0].text
-    # where one card's pile does narrow the score, it is still asked below the request
+    # where one card's pile does narrow the score, it is still asked below the request ...
     five = [c for c in dec if scoring.card(c).pips == 0 and not scoring.card(c).trull][:5]
     piles = piles_of([seen(c) for c in dec if c not in five], [seen(c) for c in dfn])
-    assert sorted(q.card for q in decode(SLOVENIAN, piles).questions if q.kind == "which_pile") == sorted(five)
+    each = _Decoder(SLOVENIAN, piles, None, [], HandSettings(one_count=False)).run()
+    assert sorted(q.card for q in each.questions if q.kind == "which_pile") == sorted(five)
+    # ... unless the Declarer's count settles them all: then that is the one tap below the request (six counts)
+    *spread, q = decode(SLOVENIAN, piles).questions
+    assert [r.kind for r in spread] == ["respread", "respread"] and "5 cards were not found" in spread[0].text
+    assert q.kind == "pile_size" and q.choices == tuple(str(n) for n in range(22, 28))
 
 
 @pytest.mark.parametrize("told", [False, True])
