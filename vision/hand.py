@@ -98,7 +98,8 @@ class HandSettings:
     #                                 with `count_cap`, 0.97: 40, 47, 15, 19; 0.9 and 0.8: 43, 48, 16, 20; 0.5: 47,
     #                                 48, 17, 21 but one 42-card hand settled wrong); None: the model is not run (it
     #                                 costs 0.2-0.3 of the hand time ratio)
-    one_count: bool = True          # several questions the Declarer's count alone settles are put as that one
+    one_count: bool = True          # lost cards that matter only by how many lie in each pile: one count question
+    #                                 (for the whole hand when it alone settles it, else for the cards alike)
     count_cap: bool = True          # a pile that counts more such cards than are lost holds all the lost cards
     #                                 (unless the other pile's count wants some too); False: the count is then not
     #                                 trusted at all (dev: 38, 46, 13, 19 at 0.97)
@@ -1323,9 +1324,9 @@ class _Decoder:
             return None
         side = "declarer"
         if counts[0] + counts[-1] > len(self.deck):     # the Defenders' pile is the smaller one to count
-            side, counts = "defenders", sorted(len(self.deck) - n for n in counts)
+            side, counts = "defenders", sorted(len(self.deck) - k for k in counts)
         return Question("pile_size", side, tuple(map(str, counts)),
-                        f"How many cards does the {_side_name(side)} pile hold: " + ", ".join(map(str, counts[:-1]))
+                        f"How many cards does {SIDE_NAMES[side]} hold: " + ", ".join(map(str, counts[:-1]))
                         + f" or {counts[-1]}?")
 
     def _settles(self, q: Question) -> bool:
@@ -1544,10 +1545,6 @@ def _not_implied(questions: list[Question], after: Mapping[tuple, list[HandRead]
                    for k in kept):
             kept.append(q)
     return kept
-
-
-def _side_name(side: str) -> str:
-    return "Declarer's" if side == "declarer" else "Defenders'"
 
 
 def _other(side: str) -> str:
