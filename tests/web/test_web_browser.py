@@ -282,38 +282,3 @@ def test_the_table_flow_on_a_phone(server, browser):
     check_phone_page(browser, "error page")
     browser.find_element(By.ID, "error-back").click()
     wait.until(ec.presence_of_element_located((By.ID, "capture-view")))
-
-
-def test_a_hand_s_questions_on_a_phone(server, browser):
-    """Both piles photographed, five 0-pip cards of the Declarer's pile not found: the page asks first for a
-    better spread of each pile, then how many cards the Declarer's pile holds (six counts, one tap each); the
-    buttons fit a 360 px phone, and the true count's tap settles the hand."""
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support import expected_conditions as ec
-    from selenium.webdriver.support.ui import WebDriverWait
-    from test_web_hand_questions import GAME, deal, pile, seen, store_pile_reads
-
-    base, store, controller = server
-    wait = WebDriverWait(browser, 20)
-    reads = store_pile_reads(store, controller)
-    dec, dfn = deal(k=27, seed=13)
-    lost = [c for c in dec if scoring.card(c).pips == 0 and not scoring.card(c).trull][:5]
-    reads += [pile(seen(c) for c in dec if c not in lost), pile(seen(c) for c in dfn)]
-    phone(browser, 390)
-    log_in(browser, base, wait)
-    other_device(base, "POST", "/api/captures", {"side": "declarer"})
-    other_device(base, "POST", "/api/captures", {"side": "defenders"})
-    browser.get(f"{base}/capture")
-    wait.until(ec.presence_of_element_located((By.ID, "hand-questions")))
-    text = browser.find_element(By.ID, "hand-questions").text
-    assert "5 cards were not found in either photo" in text
-    assert "How many cards does the Declarer's pile hold: 22, 23, 24, 25, 26 or 27?" in text
-    counts = browser.find_elements(By.CSS_SELECTOR, '#hand-questions form input[name="kind"][value="pile_size"]')
-    assert len(counts) == 6
-    check_phone_page(browser, "Capture page asking the pile's count")
-    browser.find_element(By.XPATH, "//button[normalize-space()='27 cards']").click()
-    wait.until(ec.presence_of_element_located((By.ID, "hand-settled")))
-    assert store.meta_prefix("answers.")
-    view = other_device(base, "GET", "/api/piles")
-    assert view["sides"]["declarer"]["points"] == GAME.format(GAME.count(dec))
-    check_phone_page(browser, "Capture page, hand settled")

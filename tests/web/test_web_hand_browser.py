@@ -104,8 +104,9 @@ def test_one_choice_of_the_talon_cards_settles_a_lost_card(browser, server):  # 
 
 def test_many_lost_cards_ask_for_a_new_photo_and_one_tap_takes_it(browser, server, tmp_path):  # noqa: F811
     """Five Kings and Queens of the Declarer's pile not found: at phone size the page asks first to spread that
-    pile again; one tap on the question's button takes it again, the new photo replaces the old one, and with
-    every card read the hand is settled."""
+    pile again (below it: the two Kings' piles, and the pile's count for the three Queens); one tap on the
+    question's button takes it again, the new photo replaces the old one, and with every card read the hand is
+    settled."""
     from selenium.webdriver.common.by import By
 
     base, store, controller = server
@@ -120,7 +121,7 @@ def test_many_lost_cards_ask_for_a_new_photo_and_one_tap_takes_it(browser, serve
         PileRead((320, 240), [seen(c, x=20.0 * i) for i, c in enumerate(dec)])])
     wait = both_piles_photographed(browser, base)
     questions = browser.find_elements(By.CSS_SELECTOR, ".hand-question")
-    assert questions[0].get_attribute("data-kind") == "respread" and len(questions) == 6
+    assert [q.get_attribute("data-kind") for q in questions] == ["respread", "which_pile", "which_pile", "pile_size"]
     assert "Spread the right part of the Declarer's pile" in questions[0].text
     assert "5 cards were not found in either photo" in questions[0].text
     check_phone_page(browser, "Capture asking for a new photo")
@@ -132,6 +133,33 @@ def test_many_lost_cards_ask_for_a_new_photo_and_one_tap_takes_it(browser, serve
     wait.until(lambda b: b.find_elements(By.ID, "hand-settled"))
     assert not browser.find_elements(By.CSS_SELECTOR, ".hand-question")
     assert GAME.format(GAME.count(dec)) in browser.find_element(By.ID, "pile-declarer").text
+
+
+def test_lost_cards_alike_to_the_score_are_one_count_tap_on_a_phone(browser, server):  # noqa: F811
+    """Both piles photographed, five 0-pip cards of the Declarer's pile not found: the page asks first for a
+    better spread of each pile, then how many cards the Declarer's pile holds (six counts, one tap each); the
+    buttons fit a 360 px phone, and the true count's tap settles the hand."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from test_web_hand_questions import deal, pile
+
+    base, store, controller = server
+    reads = store_pile_reads(store, controller)
+    dec, dfn = deal(k=27, seed=13)
+    lost = [c for c in dec if scoring.card(c).pips == 0 and not scoring.card(c).trull][:5]
+    reads += [pile(seen(c) for c in dec if c not in lost), pile(seen(c) for c in dfn)]
+    wait = both_piles_photographed(browser, base)
+    text = browser.find_element(By.ID, "hand-questions").text
+    assert "5 cards were not found in either photo" in text
+    assert "How many cards does the Declarer's pile hold: 22, 23, 24, 25, 26 or 27?" in text
+    counts = browser.find_elements(By.CSS_SELECTOR, '#hand-questions form input[name="kind"][value="pile_size"]')
+    assert len(counts) == 6
+    check_phone_page(browser, "Capture page asking the pile's count")
+    browser.find_element(By.XPATH, "//button[normalize-space()='27 cards']").click()
+    wait.until(ec.presence_of_element_located((By.ID, "hand-settled")))
+    assert store.meta_prefix("answers.")
+    assert GAME.format(GAME.count(dec)) in browser.find_element(By.ID, "pile-declarer").text
+    check_phone_page(browser, "Capture page, hand settled")
 
 
 def both_piles_photographed(browser, base: str):
