@@ -60,13 +60,22 @@ def save_pile(store: Store, capture_id: int, pile: dict | None) -> None:
         store.set_meta(pile_key(capture_id), json.dumps(pile))
 
 
+def _answers_prefix(session_id: int) -> str:
+    return f"answers.{session_id}."
+
+
 def _answers_key(session_id: int, after: int) -> str:
-    return f"answers.{session_id}.{after}"
+    return f"{_answers_prefix(session_id)}{after}"
 
 
 def answers(store: Store, session: dict, after: int) -> list[dict]:
     raw = store.meta(_answers_key(session["id"], after))
     return json.loads(raw) if raw else []
+
+
+def evening_answers(store: Store, session: dict) -> list[dict]:
+    """Every answer kept this evening, for every hand counted or being counted."""
+    return [a for raw in store.meta_prefix(_answers_prefix(session["id"])).values() for a in json.loads(raw)]
 
 
 def add_answer(store: Store, session: dict, after: int, answer: dict) -> None:

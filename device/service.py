@@ -230,10 +230,18 @@ class TableService:
         found = printing_release() if name and name != REFERENCE_PRINTING else None
         if found is not None and found.name != name:
             log.info("the release for other printings switched to earlier, %s, is now %s", name, found.name)
-            meta = getattr(self.store, "set_meta", None)
-            if meta is not None:
-                meta(PRINTING_KEY, found.name)
+            self._keep_printing(found.name)
         return found
+
+    def _keep_printing(self, name: str) -> None:
+        """Keep the release switched to for later runs (store meta `printing_release`); a failed write is logged:
+        the switch holds for this run all the same."""
+        set_meta = getattr(self.store, "set_meta", None)
+        if set_meta is not None:
+            try:
+                set_meta(PRINTING_KEY, name)
+            except Exception as exc:  # noqa: BLE001 -- disk full, read-only store
+                log.error("model switch not kept for later runs: %s", exc)
 
     def _said_printing(self) -> str | None:
         meta = getattr(self.store, "meta", None)
@@ -262,12 +270,7 @@ class TableService:
         self._recogniser = recogniser
         self._switched = f"switched to {path.name}, the release for other printings: {watch.reason()}"
         self._model_message = f"{getattr(recogniser, 'name', '') or path.name} loaded ({self._switched})"
-        set_meta = getattr(self.store, "set_meta", None)
-        if set_meta is not None:
-            try:
-                set_meta(PRINTING_KEY, path.name)
-            except Exception as exc:  # noqa: BLE001 -- switched for this run all the same
-                log.error("model switch not kept for later runs: %s", exc)
+        self._keep_printing(path.name)
         log.warning("model %s", self._switched)
         return True
 
@@ -538,11 +541,7 @@ class TableService:
             self._model_error = f"last recognition failed: {exc}"
             return [], f"recognition failed: {exc}", None
         self._model_error = None
-        out = []
-        for item in found:
-            if self._calibration is not None:
-                item["side"] = self._side_of(item["quad"])
-            out.append(item)
+        out = self._with_sides(found)
         if self._calibration is not None:
             self._check_alignment(image)
         return out, None, pile
@@ -560,8 +559,7 @@ class TableService:
             return
         try:
             pending = self.store.pending_captures(session["id"])
-            said = [a for raw in self.store.meta_prefix(f"answers.{session['id']}.").values()
-                    for a in json.loads(raw) if a.get("kind") == "which_card"]
+            said = [a for a in handread.evening_answers(self.store, session) if a.get("kind") == "which_card"]
         except Exception as exc:  # noqa: BLE001 -- the photos keep their first reads
             log.error("photos not read again after the switch: %s", exc)
             return
@@ -576,9 +574,7 @@ class TableService:
                     continue
                 image = read_image(self.photos_dir / capture["photo"])
                 found, pile = handread.read_photo(self._recogniser, image, session["game"])
-                for item in found:
-                    if self._calibration is not None:
-                        item["side"] = self._side_of(item["quad"])
+                found = self._with_sides(found)
                 again = self.store.replace_recognitions(
                     capture["id"], found, handread.pile_key(capture["id"]),
                     json.dumps(pile) if pile is not None else None)
@@ -588,6 +584,13 @@ class TableService:
             if again:
                 log.info("capture %d read again with the release for other printings: %d cards",
                          capture["id"], len(found))
+
+    def _with_sides(self, found: list[dict]) -> list[dict]:
+        """Each read with the side of the mat it lies on, when the table is calibrated."""
+        if self._calibration is not None:
+            for item in found:
+                item["side"] = self._side_of(item["quad"])
+        return found
 
     def _side_of(self, quad: Any) -> str | None:
         from calibration import assign_side

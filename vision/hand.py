@@ -1292,7 +1292,7 @@ class _Decoder:
         return out
 
     def _size_question(self, world: dict[int, str], placements: list[dict[str, str]],
-                       doubted: Mapping[str, set[int]] | None = None) -> Question | None:
+                       doubted: Mapping[str, set[int]]) -> Question | None:
         """How many cards the Declarer's pile holds, when the lost cards' placements allow 2-7 counts (one tap
         each) and the counts leave different scores possible, or when reads that may be a card or none
         (`_doubted`) allow them. Not when the answer could not be used: more lost cards than every way to place
@@ -1306,7 +1306,6 @@ class _Decoder:
         for p, f in zip(placements, self._placed_facts_of(world, placements)):
             by_count.setdefault(seen + sum(1 for s in p.values() if s == "declarer"), set()).add(f)
         counts = sorted(by_count)
-        doubted = doubted or self._faint(world)
         placed_decide = 1 < len(counts) and any(by_count[n] != by_count[counts[0]] for n in counts)
         if len(counts) > 7 or not counts or not placed_decide and not any(doubted.values()):
             return None
