@@ -54,6 +54,8 @@ class HandSettings:
     #                                 hands: settled and right 37, 46, 11, 19 -> 38, 46, 13, 19; independent 11, 18,
     #                                 3, 6 -> 12, 18, 4, 6; none wrong)
     free_share: float = 0.1         # share of a read's doubt given to the cards no read claims
+    free_family: float = 0.1        # ... to a card of another family (the Taroks, a suit) than the read's free
+    #                                 options this share of it at least, more as they lean to its family (1: alike)
     gap_ratio: float = 1.7          # a step this many times the pile's usual step leaves room for a card
     relook_heat: float = 0.08       # detector threshold when looking again at a gap
     relook_card: float = 0.3        # a second look is a card when it is at least this sure it is one
@@ -792,6 +794,7 @@ class _Decoder:
         self.deck = [c.id for c in game.deck]
         self.cards = {c.id: c for c in game.deck}
         self.pips = {c.id: c.pips for c in game.deck}
+        self.family = {c.id: "tarok" if c.kind == "tarok" else str(c.suit) for c in game.deck}
         self.special = {c.id for c in game.deck if c.trull or (c.kind == "suit" and c.is_king)}
         if game.id == "zwanzigerrufen":
             self.special.add("T20")
@@ -822,6 +825,9 @@ class _Decoder:
                 if c != NOT_A_CARD and p >= 0.5:
                     sure.setdefault((r.side, c), []).append(r.k)
         claimed = {c for _, c in sure}
+        holders: dict[str, list[tuple[str, int]]] = {}     # card -> the reads sure of it
+        for (side, c), ks in sure.items():
+            holders.setdefault(c, []).extend((side, k) for k in ks)
         free = [c for c in self.deck if c not in claimed]
         by_pips: dict[int, list[str]] = {}
         for c in free:
@@ -845,8 +851,14 @@ class _Decoder:
             share = st.free_share * cardness * max(1 - top, 1e-4)
             if self.rest is not None:   # the unseen cards are expected in the other pile, not hidden here
                 share *= 0.1
+            # ... and more to a card of the family (the Taroks, a suit) its free options lean to: the family of
+            # options that surer reads hold elsewhere says nothing (a misread, or that card seen again)
+            family = self._families({c: p for c, p in probs.items()
+                                     if not any(k != (r.side, r.k) for k in holders.get(c, ()))})
             for c in free:
                 same = 1.0 if self.pips[c] == r.s.pips else 0.25
+                if family:
+                    same *= st.free_family + (1 - st.free_family) * family.get(self.family[c], 0.0)
                 probs[c] = probs.get(c, 0.0) + share * same / max(len(by_pips.get(self.pips[c], ())), 1)
             cost = {c: -math.log(max(p, st.floor)) for c, p in probs.items()}
             # options far less likely than the read's best cannot make a plausible reading
@@ -861,6 +873,15 @@ class _Decoder:
             else:   # a card the players placed in the other pile is no card of this one
                 cost = _without_placed(cost, r.side, self.placed)
             r.cost = cost
+
+    def _families(self, probs: Mapping[str, float]) -> dict[str, float]:
+        """A read's card probabilities summed per family (the Taroks, each suit), as shares of its card mass."""
+        out: dict[str, float] = {}
+        for c, p in probs.items():
+            if c != NOT_A_CARD:
+                out[self.family[c]] = out.get(self.family[c], 0.0) + p
+        total = sum(out.values())
+        return {f: p / total for f, p in out.items()} if total > 0 else {}
 
     def _again(self, r: _Read, k: int) -> bool:
         """Whether read r may be the index of the card its photo's read k is sure of, seen again: turned against
