@@ -133,13 +133,15 @@ def detector_frames(rec, img: np.ndarray, labs: list[dict], faint: float | None 
 
 
 def make_cls(n_scenes: int, seed: int, deck: Deck | Sequence[Deck], per_index: int = 3, negatives: int = 16,
-             detector: Path | None = None, trick_piles: float = 0.0) -> dict:
+             detector: Path | None = None, trick_piles: float = 0.0, tight: bool = False, partial: int = 2) -> dict:
     """Index crops; with `detector` (a model release) also crops where that release's detector finds
     indices, so the classifier learns the frames it will really get, and the detector's false finds.
     deck may be several printings (models.printings), one drawn per photo; they share one card order.
     trick_piles: share of photos holding one side's whole trick pile (6-48 cards, as the hand reader sees
     them: many indices partly covered); there the detector's faint peaks are cut too, and a partly covered
-    index (a third to 0.7 visible) gets twice the jittered crops."""
+    index (a third to 0.7 visible) gets `partial` times the jittered crops. tight: the trick piles' spreads mostly
+    pushed together (`models.synth._tight_pile`, as the covered-card model's data), so more indices show only in
+    part."""
     rng = np.random.default_rng(seed)
     decks = _decks(deck)
     deck = decks[0]
@@ -153,7 +155,8 @@ def make_cls(n_scenes: int, seed: int, deck: Deck | Sequence[Deck], per_index: i
         pile = bool(trick_piles) and rng.random() < trick_piles
         if pile:
             n_pile = int(rng.integers(6, 49))
-            scene = random_scene(rng, cards=[int(c) for c in rng.permutation(len(deck.ids))[:n_pile]], n_piles=1)
+            scene = random_scene(rng, cards=[int(c) for c in rng.permutation(len(deck.ids))[:n_pile]], n_piles=1,
+                                 tight=tight)
         else:
             # Small piles: an index crop only sees its neighbours, and small scenes render fast on 2 cores.
             scene = random_scene(rng, n_cards=int(rng.integers(3, 19)), face_up=rng.random() > 0.05)
@@ -169,7 +172,7 @@ def make_cls(n_scenes: int, seed: int, deck: Deck | Sequence[Deck], per_index: i
         for lab in labs:
             c, u, h = np.array(lab["center"]), np.array(lab["up"]), lab["height"]
             if lab["visible"] >= MIN_VISIBLE:
-                n_crops = per_index * (2 if pile and lab["visible"] < 0.7 else 1)
+                n_crops = per_index * (partial if pile and lab["visible"] < 0.7 else 1)
                 jc, ju, jh = jitter_frames(rng, c, u, h, n_crops)
                 cs += list(jc); us += list(ju); hs += list(jh)
                 ys += [index_of[lab["card"]]] * n_crops; ps += [lab["pips"]] * n_crops
@@ -213,6 +216,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--trick-piles", type=float, default=0.0,
                     help="share of photos holding one whole trick pile of 6-48 cards (the hand reader's view)")
     ap.add_argument("--per-index", type=int, default=3, help="cls: jittered crops per index")
+    ap.add_argument("--partial", type=int, default=2,
+                    help="cls: in a trick pile, crops per partly covered index (a third to 0.7 visible) per --per-index")
+    ap.add_argument("--tight", action="store_true", help="cls: trick piles' spreads mostly pushed together")
     ap.add_argument("--negatives", type=int, default=16, help="cls: random non-index crops per photo")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
@@ -227,7 +233,8 @@ def main(argv: list[str] | None = None) -> int:
                 write_printing(folder, args.printing_seed + k, faces_dir=args.faces)
             deck.append(Deck.load(folder))
     data = make_det(args.n, args.seed, deck, args.trick_piles) if args.kind == "det" else \
-        make_cls(args.n, args.seed, deck, args.per_index, args.negatives, args.detector, args.trick_piles)
+        make_cls(args.n, args.seed, deck, args.per_index, args.negatives, args.detector, args.trick_piles,
+                 args.tight, args.partial)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     tmp = args.out.with_suffix(".tmp.npz")
     np.savez(tmp, **data)
