@@ -54,6 +54,7 @@ class HandSettings:
     #                                 hands: settled and right 37, 46, 11, 19 -> 38, 46, 13, 19; independent 11, 18,
     #                                 3, 6 -> 12, 18, 4, 6; none wrong)
     free_share: float = 0.1         # share of a read's doubt given to the cards no read claims
+    free_pips: float = 0.1          # ... to a card whose pips are not those read under the index, this share of it
     free_family: float = 0.1        # ... to a card of another family (the Taroks, a suit) than the read's free
     #                                 options this share of it at least, more as they lean to its family (1: alike)
     gap_ratio: float = 1.7          # a step this many times the pile's usual step leaves room for a card
@@ -856,7 +857,7 @@ class _Decoder:
             family = self._families({c: p for c, p in probs.items()
                                      if not any(k != (r.side, r.k) for k in holders.get(c, ()))})
             for c in free:
-                same = 1.0 if self.pips[c] == r.s.pips else 0.25
+                same = 1.0 if self.pips[c] == r.s.pips else st.free_pips
                 if family:
                     same *= st.free_family + (1 - st.free_family) * family.get(self.family[c], 0.0)
                 probs[c] = probs.get(c, 0.0) + share * same / max(len(by_pips.get(self.pips[c], ())), 1)

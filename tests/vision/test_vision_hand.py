@@ -1158,3 +1158,23 @@ def test_a_read_that_leans_to_the_taroks_is_not_asked_about_a_lost_suit_card():
     assert [hand.sides[s].card_points for s in SIDES] == [SLOVENIAN.count(dec), SLOVENIAN.count(dfn)]
     alike = _Decoder(SLOVENIAN, piles, None, (), HandSettings(free_family=1.0), sizes=sizes).run()
     assert [(q.kind, q.choices) for q in alike.questions] == [("which_card", ("T11", "CC"))]
+
+
+def test_a_read_s_doubt_goes_to_a_lost_card_with_its_pips_ten_times_before_one_without():
+    """The share of a read's doubt that goes to the cards no read holds: a lost card whose pips are not the
+    stars read under the index gets a tenth of what one with them gets (`free_pips`; a quarter until session 29,
+    when independent report hands 2 and 3 more were settled and right with it, none wrong)."""
+    dec, dfn = split(SLOVENIAN, 26, seed=3)
+    lost = ("T3", "T21")          # both Taroks, so the family does not tell them apart; 0 and 4 pips
+    dec = [c for c in dec if c not in ("T11",) + lost] + ["T11"]
+    dfn = [c for c in dfn if c not in ("T11",) + lost] + list(lost)
+    taroks = (("T15", 0.3), ("T13", 0.2), ("T19", 0.1), ("T17", 0.09))
+    reads = [seen(c, x=100.0 * k) for k, c in enumerate(dec) if c != "T11"] + [
+        seen("T11", 0.3, taroks, x=5000.0, pips=0)]
+    piles = piles_of(reads, [seen(c, x=100.0 * k) for k, c in enumerate(dfn) if c not in lost])
+    for free_pips in (0.1, 0.25):
+        cost = next(r.cost for r in _Decoder(SLOVENIAN, piles, None, (), HandSettings(free_pips=free_pips)).reads
+                    if r.s.centre[0] == 5000.0)
+        # the free 0-pip cards (T3 and the read's own T11) share the same-pips part; T21 is alone at 4 pips
+        assert cost["T21"] - cost["T3"] == pytest.approx(math.log(1 / (2 * free_pips)), abs=0.05)
+    assert HandSettings().free_pips == 0.1
