@@ -821,15 +821,13 @@ class _Decoder:
     def _costs(self) -> None:
         st = self.st
         sure: dict[tuple[str, str], list[int]] = {}      # (side, card) -> the reads there sure of it
+        holders: dict[str, list[tuple[str, int]]] = {}     # card -> the reads sure of it, (side, read) each
         for r in self.reads:
             for c, p in r.s.likely:
                 if c != NOT_A_CARD and p >= 0.5:
                     sure.setdefault((r.side, c), []).append(r.k)
-        claimed = {c for _, c in sure}
-        holders: dict[str, list[tuple[str, int]]] = {}     # card -> the reads sure of it
-        for (side, c), ks in sure.items():
-            holders.setdefault(c, []).extend((side, k) for k in ks)
-        free = [c for c in self.deck if c not in claimed]
+                    holders.setdefault(c, []).append((r.side, r.k))
+        free = [c for c in self.deck if c not in holders]
         by_pips: dict[int, list[str]] = {}
         for c in free:
             by_pips.setdefault(self.pips[c], []).append(c)

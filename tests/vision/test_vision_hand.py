@@ -1162,8 +1162,8 @@ def test_a_read_that_leans_to_the_taroks_is_not_asked_about_a_lost_suit_card():
 
 def test_a_read_s_doubt_goes_to_a_lost_card_with_its_pips_ten_times_before_one_without():
     """The share of a read's doubt that goes to the cards no read holds: a lost card whose pips are not the
-    stars read under the index gets a tenth of what one with them gets (`free_pips`; a quarter until session 29,
-    when independent report hands 2 and 3 more were settled and right with it, none wrong)."""
+    stars read under the index gets a tenth of what one with them gets (`free_pips`; a quarter until session 29:
+    with a tenth, one more independent 54-card report hand settled and right in each row, none wrong)."""
     dec, dfn = split(SLOVENIAN, 26, seed=3)
     lost = ("T3", "T21")          # both Taroks, so the family does not tell them apart; 0 and 4 pips
     dec = [c for c in dec if c not in ("T11",) + lost] + ["T11"]
