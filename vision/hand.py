@@ -101,11 +101,27 @@ class HandSettings:
     #                                 with `count_cap`, 0.97: 40, 47, 15, 19; 0.9 and 0.8: 43, 48, 16, 20; 0.5: 47,
     #                                 48, 17, 21 but one 42-card hand settled wrong); None: the model is not run (it
     #                                 costs 0.2-0.3 of the hand time ratio)
+    fan_covers: bool = False        # ... in a fan too: a fan's stacked edges read as covered cards (its covers
+    #                                 held a lost card in 12 of 23 piles of the independent renderer's hands, a
+    #                                 spread's one cover 79 %, two 99 %), and they settled two fresh independent
+    #                                 hands wrong (session 30)
+    fan_degrees: float = 20.0       # a pile whose indices turn more than this from their median way (80th
+    #                                 percentile) is a fan
     one_count: bool = True          # lost cards that matter only by how many lie in each pile: one count question
     #                                 (for the whole hand when it alone settles it, else for the cards alike)
     count_cap: bool = True          # a pile that counts more such cards than are lost holds all the lost cards
     #                                 (unless the other pile's count wants some too); False: the count is then not
     #                                 trusted at all (dev: 38, 46, 13, 19 at 0.97)
+    cover_over: int | None = 2      # ... but a pile counting more than this many times the lost cards, and one
+    #                                 more (a covered card lies beside two reads at most), shows the covered-card
+    #                                 model firing at something else (glare, a messy pile): its count is dropped
+    #                                 (a fresh independent hand settled wrong by four covers under glare; report
+    #                                 hands: settled and right 119, 136 -> 118, 135 generated, none lost
+    #                                 independent); None: always capped
+    count_fix: bool = True          # told how the tricks lie, another reading that leaves no count the tricks
+    #                                 allow costs the cheapest change of one more read that mends it (dev hands
+    #                                 with the Talon said: settled and right 31, 14 -> 32, 14 generated, 19, 7 ->
+    #                                 20, 7 independent; none wrong)
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,15 +220,31 @@ class PileRead:
         return cls(tuple(data["size"]), sightings, gaps, [tuple(t) for t in data.get("tight", [])],
                    float(data.get("ms", 0.0)), [tuple(map(float, t)) for t in data.get("slivers", [])])
 
+    def covers(self, st: HandSettings) -> list[tuple[float, float, float]]:
+        """Each read at least `cover_card` sure a covered card lies beside it (its centre and that chance); none
+        in a fan (`fanned`), whose stacked edges the covered-card model takes for covered cards."""
+        if st.cover_card is None or (self.fanned(st) and not st.fan_covers):
+            return []
+        return [(*s.centre, s.covered) for s in self.sightings if s.covered >= st.cover_card]
+
+    def fanned(self, st: HandSettings) -> bool:
+        """Whether the pile is a fan: the indices of its reads that are likeliest a card turned more than
+        `fan_degrees` from their median way (the 80th percentile)."""
+        ups = [s.up for s in self.sightings if s.likely and s.likely[0][0] != NOT_A_CARD]
+        if len(ups) < 3:
+            return False
+        ang = np.degrees(np.arctan2([u[1] for u in ups], [u[0] for u in ups]))
+        off = (ang - np.median(ang) + 180.0) % 360.0 - 180.0
+        return float(np.percentile(np.abs(off), 80)) > st.fan_degrees
+
     def hidden(self, st: HandSettings) -> list[tuple[float, float, float]]:
         """Sliver peaks no read explains: cards of this pile whose index shows too little to be read. Each read
         and each read's other index (top-left <-> turned bottom-right) explains its nearest peak within
         `sliver_match` index heights, the nearest pairs first, one peak each (a partly covered read sits off its
         index's centre, and a hidden card's peak may lie closer to a read than that read's own); a peak left
         over that is `sliver_card` strong and `sliver_apart` index heights from a stronger one is a card. So is
-        each read at least `cover_card` sure a covered card lies beside it (its centre and that chance)."""
-        beside = [(*s.centre, s.covered) for s in self.sightings
-                  if st.cover_card is not None and s.covered >= st.cover_card]
+        each read at least `cover_card` sure a covered card lies beside it (`covers`)."""
+        beside = self.covers(st)
         if not self.slivers or not self.sightings:
             return beside
         h = float(np.median([s.height for s in self.sightings]))
@@ -1071,8 +1103,10 @@ class _Decoder:
             if self.st.count_cap and out:
                 # More than are lost: a card counted twice (two covering reads), or a card counted whose read
                 # stands elsewhere (`_elsewhere` weighs that read). Capped, unless the two piles' counts together
-                # still want too many.
-                capped = {side: min(n, len(out[0])) for side, n in need.items()}
+                # still want too many; a pile counting far more is dropped (`cover_over`).
+                over = self.st.cover_over
+                capped = {side: min(n, len(out[0])) if over is None or n <= over * len(out[0]) + 1 else 0
+                          for side, n in need.items()}
                 need = capped if sum(capped.values()) <= len(out[0]) else need
             out = [p for p in out if all(sum(1 for s in p.values() if s == side) >= n
                                          for side, n in need.items())] or out
@@ -1083,6 +1117,49 @@ class _Decoder:
         """The placements that give the Declarer's pile a count in `allowed`."""
         seen = self._seen(world, "declarer")
         return [p for p in placements if seen + sum(1 for s in p.values() if s == "declarer") in allowed]
+
+    def _fits(self, world: dict[int, str]) -> bool:
+        """Whether some placement of the lost cards gives the Declarer's pile a count the tricks allow."""
+        allowed = self._allowed_sizes()
+        if allowed is None:
+            return True
+        open_, fixed = self._loose(world)
+        seen = self._seen(world, "declarer") + sum(1 for s in fixed.values() if s == "declarer")
+        return any(seen + k in allowed for k in range(len(open_) + 1))
+
+    def _count_fix(self, world: dict[int, str], keep: int | None = None) -> float:
+        """What a world that no placement of its lost cards fits to the count of whole tricks must cost more at
+        least: the cheapest change of one read (to no card, its card then lost, or from no card to a lost card)
+        that mends it, or where none does, the cheapest change of one read (more must change); 0 when it fits.
+        Read `keep` (the reading being weighed) is not changed."""
+        allowed = self._allowed_sizes()
+        if allowed is None or self._fits(world):
+            return 0.0
+        open_, fixed = self._loose(world)
+        seen = self._seen(world, "declarer") + sum(1 for s in fixed.values() if s == "declarer")
+        n = len(open_)
+        mends, least = _INF, _INF
+        for i, c in world.items():
+            r = self.reads[i]
+            if i == keep:
+                continue
+            mine = r.cost.get(c, 0.0)
+            decl = r.side == "declarer"
+            if c != NOT_A_CARD:
+                if NOT_A_CARD not in r.cost:
+                    continue
+                goes = self.placed.get(c, self.rest) if (self.rest or c in self.placed) else None
+                changes = [(r.cost[NOT_A_CARD] - mine + self._unplaced_cost(c),
+                            seen - decl + (goes == "declarer"), n + (goes is None))]
+            else:
+                changes = [(r.cost[c2] - mine - self._unplaced_cost(c2), seen + decl, n - 1)
+                           for c2 in open_ if c2 in r.cost]
+            for d, s2, k2 in changes:
+                least = min(least, d)
+                if d < mends and any(s2 + k in allowed for k in range(k2 + 1)):
+                    mends = d
+        fix = mends if mends < _INF else least
+        return max(fix, 0.0) if fix < _INF else 0.0
 
     def _allowed_sizes(self) -> frozenset[int] | None:
         """The Declarer's pile's possible counts: those the count of whole tricks allows, narrowed to the one the
@@ -1120,6 +1197,7 @@ class _Decoder:
         # Every plausible other reading of each read, each with the facts it leads to.
         alternatives: dict[int, list[tuple[str, frozenset]]] = {}
         budget = self.budget or _Budget(st.budget_solves, st.budget_s)
+        fits = st.count_fix and self._fits(world)
         for i, r in enumerate(self.reads):
             here = world[i]
             mine = r.cost.get(here, _INF)
@@ -1136,6 +1214,8 @@ class _Decoder:
                 if (i, c) not in self._solved_with:
                     budget.take()       # a solve done already (shared with the copies told an answer) is free
                 other, t2 = self._solve((i, c))
+                if fits:    # a reading the tricks' count does not allow needs one more read changed
+                    t2 += self._count_fix(other, i)
                 if t2 - total <= limit:
                     alternatives.setdefault(i, []).append((c, self._fact_set(other, self._placements(other))))
         elsewhere = self._elsewhere(world, total, base_set, budget)
@@ -1325,7 +1405,8 @@ class _Decoder:
         by_count: dict[int, set] = {}
         for p, f in zip(placements, self._placed_facts_of(world, placements)):
             by_count.setdefault(seen + sum(1 for s in p.values() if s == "declarer"), set()).add(f)
-        counts = sorted(by_count)
+        # a count the tricks told cannot make is no answer (a world no placement fits offers it)
+        counts = sorted(k for k in by_count if self.sizes is None or k in self.sizes)
         placed_decide = 1 < len(counts) and any(by_count[n] != by_count[counts[0]] for n in counts)
         if len(counts) > 7 or not counts or not placed_decide and not any(doubted.values()):
             return None

@@ -269,3 +269,56 @@ def test_the_release_s_covered_model_fine_tunes_on_a_deck_s_crops(tmp_path):
     # resumes: the step count goes on from the saved one (its minutes spent count against the new budget)
     train(tmp_path, minutes=state["minutes"] + 0.02, threads=1, lr=5e-4)
     assert torch.load(tmp_path / "cover.pt", weights_only=False)["step"] > resumed
+
+
+def fan(cards: list[str], covered: dict[int, float] | None = None, degrees: float = 80.0) -> PileRead:
+    """A fan: the cards' indices on an arc about a pivot, turned from -degrees/2 to +degrees/2."""
+    reads = []
+    for k, c in enumerate(cards):
+        a = math.radians(-degrees / 2 + degrees * k / max(len(cards) - 1, 1))
+        up = (math.sin(a), -math.cos(a))
+        reads.append(Sighting((1000 + 600 * up[0], 1200 + 600 * up[1]), up, 80.0, ((c, 0.995), ("none", 0.005)),
+                              scoring.card(c).pips, 0.9, covered=(covered or {}).get(k, 0.01)))
+    return PileRead((2028, 1520), reads)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_fan_s_covers_do_not_place_a_lost_card(seed):
+    """Two fresh independent hands (seed 97000, hands 23 and 68): the Declarer's pile a fan with every card read,
+    and reads sure that a covered card lies beside them (the fan's stacked edges); the Defenders' lost card hidden
+    whole. The covered count put it with the Declarer: settled, wrong. A fan's covers held a lost card only half
+    the time: they no longer count, and the lost card's pile is asked."""
+    import dataclasses
+
+    dec, dfn = split(26, seed)
+    dfn, dec = [c for c in dfn if c != "HQ"], [c for c in dec if c != "HQ"]
+    fanned = {"declarer": fan(dec, {3: 1.0, 9: 0.95}), "defenders": pile(dfn)}
+    assert fanned["declarer"].fanned(ST) and not fanned["defenders"].fanned(ST)
+    assert fanned["declarer"].hidden(ST) == [] and _Decoder(SLOVENIAN, fanned, None, (), ST).least["declarer"] == 0
+    hand = _Decoder(SLOVENIAN, fanned, None, (), ST).run()
+    assert [q.card for q in hand.questions if q.kind == "which_pile"] == ["HQ"]
+    old = _Decoder(SLOVENIAN, fanned, None, (), dataclasses.replace(ST, fan_covers=True)).run()
+    assert old.settled and "HQ" in old.sides["declarer"].ids()
+    # a narrow fan (under `fan_degrees` each way) is a spread: its covers count
+    narrow = {"declarer": fan(dec, {3: 1.0, 9: 0.95}, degrees=20.0), "defenders": pile(dfn)}
+    assert not narrow["declarer"].fanned(ST) and len(narrow["declarer"].hidden(ST)) == 2
+
+
+def test_a_pile_counting_far_more_covered_cards_than_are_lost_is_not_trusted():
+    """A fresh independent hand (seed 98000, hand 5): four reads under glare in the Defenders' pile, every card of
+    which was read, sure of covered cards beside them, while one card was lost, hidden in the Declarer's pile:
+    the count put it with the Defenders, settled wrong. Covers past twice the lost cards and one show the model
+    firing at something else: that pile's count is dropped and the lost card's pile asked."""
+    import dataclasses
+
+    dec, dfn = split(26, 2)
+    dfn, dec = [c for c in dfn if c != "HQ"], [c for c in dec if c != "HQ"]
+    piles = {"declarer": pile(dec), "defenders": pile(dfn, {3: 0.997, 5: 1.0, 7: 0.981, 8: 0.999})}
+    hand = _Decoder(SLOVENIAN, piles, None, (), ST).run()
+    assert [q.card for q in hand.questions if q.kind == "which_pile"] == ["HQ"]
+    old = _Decoder(SLOVENIAN, piles, None, (), dataclasses.replace(ST, cover_over=None)).run()
+    assert old.settled and "HQ" in old.sides["defenders"].ids()
+    # three covers for one lost card (a covered card beside two reads, and one more) still place it
+    three = {"declarer": pile(dec), "defenders": pile(dfn, {3: 0.997, 5: 1.0, 7: 0.981})}
+    hand = _Decoder(SLOVENIAN, three, None, (), ST).run()
+    assert hand.settled and "HQ" in hand.sides["defenders"].ids()
