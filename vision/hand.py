@@ -102,9 +102,9 @@ class HandSettings:
     #                                 48, 17, 21 but one 42-card hand settled wrong); None: the model is not run (it
     #                                 costs 0.2-0.3 of the hand time ratio)
     fan_covers: bool = False        # ... in a fan too: a fan's stacked edges read as covered cards (its covers
-    #                                 held a lost card in 12 of 23 piles of the independent renderer's hands, a
-    #                                 spread's one cover 79 %, two 99 %), and they settled two fresh independent
-    #                                 hands wrong (session 30)
+    #                                 held a lost card in 12 of 23 piles of the benchmark's hands, a spread's one
+    #                                 cover 79 %, two 99 %), and they settled two fresh independent hands wrong
+    #                                 (session 30)
     fan_degrees: float = 20.0       # a pile whose indices turn more than this from their median way (80th
     #                                 percentile) is a fan
     one_count: bool = True          # lost cards that matter only by how many lie in each pile: one count question
