@@ -229,12 +229,14 @@ class PileRead:
 
     def fanned(self, st: HandSettings) -> bool:
         """Whether the pile is a fan: the indices of its reads that are likeliest a card turned more than
-        `fan_degrees` from their median way (the 80th percentile)."""
+        `fan_degrees` from the pile's way (the 80th percentile). Ways are axes: a card's other corner, turned
+        half round, runs with its pile."""
         ups = [s.up for s in self.sightings if s.likely and s.likely[0][0] != NOT_A_CARD]
         if len(ups) < 3:
             return False
-        ang = np.degrees(np.arctan2([u[1] for u in ups], [u[0] for u in ups]))
-        off = (ang - np.median(ang) + 180.0) % 360.0 - 180.0
+        axis = 2 * np.arctan2([u[1] for u in ups], [u[0] for u in ups])
+        mean = math.atan2(float(np.sin(axis).sum()), float(np.cos(axis).sum()))
+        off = np.degrees((axis - mean + np.pi) % (2 * np.pi) - np.pi) / 2
         return float(np.percentile(np.abs(off), 80)) > st.fan_degrees
 
     def hidden(self, st: HandSettings) -> list[tuple[float, float, float]]:

@@ -299,6 +299,10 @@ def test_a_fan_s_covers_do_not_place_a_lost_card(seed):
     assert [q.card for q in hand.questions if q.kind == "which_pile"] == ["HQ"]
     old = _Decoder(SLOVENIAN, fanned, None, (), dataclasses.replace(ST, fan_covers=True)).run()
     assert old.settled and "HQ" in old.sides["declarer"].ids()
+    # a spread whose top cards also show their other corner, turned half round, is no fan
+    reads = list(pile(dec).sightings)
+    reads[-4:] = [dataclasses.replace(s, up=(0.0, 1.0)) for s in reads[-4:]]
+    assert not PileRead((2028, 1520), reads).fanned(ST)
     # a narrow fan (under `fan_degrees` each way) is a spread: its covers count
     narrow = {"declarer": fan(dec, {3: 1.0, 9: 0.95}, degrees=20.0), "defenders": pile(dfn)}
     assert not narrow["declarer"].fanned(ST) and len(narrow["declarer"].hidden(ST)) == 2
