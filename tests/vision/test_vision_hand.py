@@ -202,6 +202,13 @@ def test_a_count_no_placement_fits_is_not_trusted():
     sizes = SLOVENIAN.pile_sizes(4, (len(dec) + 2) % 4)
     hand = _Decoder(SLOVENIAN, piles, None, (), HandSettings(), sizes=sizes).run()
     assert sorted(q.card for q in hand.questions) == sorted(q.card for q in decode(SLOVENIAN, piles).questions)
+    # nor is a count the tricks cannot make offered as an answer (two photos alone: 26, 27 or 28)
+    none_ = {"declarer": set(), "defenders": set()}
+    for told, offered in ((None, ("26", "27", "28")), (sizes, None)):
+        d = _Decoder(SLOVENIAN, piles, None, (), HandSettings(), sizes=told)
+        world, _ = d._solve()
+        q = d._size_question(world, d._placements(world), none_)
+        assert (q and q.choices) == offered
 
 
 @pytest.mark.parametrize("side", SIDES)
