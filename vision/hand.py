@@ -105,7 +105,7 @@ class HandSettings:
     #                                 held a lost card in 12 of 23 piles of the benchmark's hands, a spread's one
     #                                 cover 79 %, two 99 %), and they settled two fresh independent hands wrong
     #                                 (session 30)
-    fan_degrees: float = 20.0       # a pile whose indices turn more than this from their median way (80th
+    fan_degrees: float = 20.0       # a pile whose indices turn more than this from the pile's way (80th
     #                                 percentile) is a fan
     one_count: bool = True          # lost cards that matter only by how many lie in each pile: one count question
     #                                 (for the whole hand when it alone settles it, else for the cards alike)
@@ -116,8 +116,8 @@ class HandSettings:
     #                                 more (a covered card lies beside two reads at most), shows the covered-card
     #                                 model firing at something else (glare, a messy pile): its count is dropped
     #                                 (a fresh independent hand settled wrong by four covers under glare; report
-    #                                 hands: settled and right 119, 136 -> 118, 135 generated, none lost
-    #                                 independent); None: always capped
+    #                                 hands: settled and right 119, 136 -> 118, 135 generated, the same
+    #                                 independent; that fresh set 38 -> 37 with two photos); None: always capped
     count_fix: bool = True          # told how the tricks lie, another reading that leaves no count the tricks
     #                                 allow costs the cheapest change of one more read that mends it (dev hands
     #                                 with the Talon said: settled and right 31, 14 -> 32, 14 generated, 19, 7 ->
