@@ -1120,13 +1120,17 @@ class _Decoder:
         seen = self._seen(world, "declarer")
         return [p for p in placements if seen + sum(1 for s in p.values() if s == "declarer") in allowed]
 
+    def _before_placing(self, world: dict[int, str]) -> tuple[int, list[str]]:
+        """The Declarer's count with the lost cards an answer or 'the rest' places, and the lost cards still open."""
+        open_, fixed = self._loose(world)
+        return self._seen(world, "declarer") + sum(1 for s in fixed.values() if s == "declarer"), open_
+
     def _fits(self, world: dict[int, str]) -> bool:
         """Whether some placement of the lost cards gives the Declarer's pile a count the tricks allow."""
         allowed = self._allowed_sizes()
         if allowed is None:
             return True
-        open_, fixed = self._loose(world)
-        seen = self._seen(world, "declarer") + sum(1 for s in fixed.values() if s == "declarer")
+        seen, open_ = self._before_placing(world)
         return any(seen + k in allowed for k in range(len(open_) + 1))
 
     def _count_fix(self, world: dict[int, str], keep: int | None = None) -> float:
@@ -1135,16 +1139,17 @@ class _Decoder:
         that mends it, or where none does, the cheapest change of one read (more must change); 0 when it fits.
         Read `keep` (the reading being weighed) is not changed."""
         allowed = self._allowed_sizes()
-        if allowed is None or self._fits(world):
+        if allowed is None:
             return 0.0
-        open_, fixed = self._loose(world)
-        seen = self._seen(world, "declarer") + sum(1 for s in fixed.values() if s == "declarer")
+        seen, open_ = self._before_placing(world)
         n = len(open_)
+        if any(seen + k in allowed for k in range(n + 1)):
+            return 0.0
         mends, least = _INF, _INF
         for i, c in world.items():
-            r = self.reads[i]
             if i == keep:
                 continue
+            r = self.reads[i]
             mine = r.cost.get(c, 0.0)
             decl = r.side == "declarer"
             if c != NOT_A_CARD:
