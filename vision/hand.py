@@ -60,6 +60,9 @@ class HandSettings:
     gap_ratio: float = 1.7          # a step this many times the pile's usual step leaves room for a card
     relook_heat: float = 0.08       # detector threshold when looking again at a gap
     relook_card: float = 0.3        # a second look is a card when it is at least this sure it is one
+    relook_near: bool = True        # a gap close beside a read (a tight pile's step) is looked at too; its read is
+    #                                 kept unless a read beside it reads the same card (the neighbour's index seen
+    #                                 again)
     pile_heat: float | None = 0.15  # detector threshold for a pile photo (None: the recogniser's own, 0.25): a
     #                                 partly covered index peaks weakly, and the classifier rejects what is none
     #                                 (report hands: lost cards -14 % generated, -20 % independent; 0.10 settled one
@@ -107,6 +110,8 @@ class HandSettings:
     #                                 (session 30)
     fan_degrees: float = 20.0       # a pile whose indices turn more than this from the pile's way (80th
     #                                 percentile) is a fan
+    fan_gap: bool = True            # a fan with a gap no second look read (`PileRead.gaps`) holds one card no read
+    #                                 shows, at least (in place of its covers)
     one_count: bool = True          # lost cards that matter only by how many lie in each pile: one count question
     #                                 (for the whole hand when it alone settles it, else for the cards alike)
     count_cap: bool = True          # a pile that counts more such cards than are lost holds all the lost cards
@@ -247,6 +252,9 @@ class PileRead:
         over that is `sliver_card` strong and `sliver_apart` index heights from a stronger one is a card. So is
         each read at least `cover_card` sure a covered card lies beside it (`covers`)."""
         beside = self.covers(st)
+        if st.fan_gap and self.gaps and not st.fan_covers and self.fanned(st):
+            g = max(self.gaps, key=lambda g: g.chance)
+            beside = beside + [(*g.centre, g.chance)]
         if not self.slivers or not self.sightings:
             return beside
         h = float(np.median([s.height for s in self.sightings]))
@@ -480,7 +488,8 @@ class HandReader:
         """A closer look at a gap: the detector at a lower threshold on the region, then crops both ways up."""
         st = self.settings
         c, u, h = np.array(gap.centre), np.array(gap.up), gap.height
-        if _near_known(c, h, known):
+        near = _near_known(c, h, known)
+        if near and (not st.relook_near or _near_known(c, h, [k for k in known if k.relook])):
             return None
         pad = 1.6 * h
         H, W = image.shape[:2]
@@ -497,8 +506,15 @@ class HandReader:
         ups = np.array([p[1] for p in poses])
         hts = np.array([p[2] for p in poses])
         probs, pips = self._probabilities(image, game, cen, ups, hts)
-        best = int(np.argmax(1 - probs[:, -1]))
-        if 1 - probs[best, -1] < st.relook_card:
+        cardlike = 1 - probs[:, -1]
+        if near:    # beside a read: no pose that reads as that read's card (the neighbour's own index seen again)
+            deck = [c.id for c in game.deck]
+            for k in range(len(poses)):
+                card = deck[int(np.argmax(probs[k, :-1]))]
+                if any(_likeliest(r) == card and math.dist(r.centre, cen[k]) < 1.2 * r.height for r in known):
+                    cardlike[k] = 0.0
+        best = int(np.argmax(cardlike))
+        if cardlike[best] < st.relook_card:
             return None
         # The gap may hold no card at all (a sloppy spread): the read is only as sure as the spread's step.
         probs = probs[best] * gap.chance
@@ -601,6 +617,10 @@ def _twin(a: Sighting, b: Sighting) -> bool:
 
 def _near_known(c, h, known: list[Sighting]) -> bool:
     return any(math.dist(c, k.centre) < 0.3 * max(h, k.height) for k in known)
+
+
+def _likeliest(s: Sighting) -> str:
+    return max(s.likely, key=lambda t: t[1])[0]
 
 
 def _best_card(s: Sighting) -> float:
