@@ -40,6 +40,10 @@ class HandSettings:
     plausible: float = 3.0          # an other reading is asked about when at most e^3 (20) times less likely,
     plausible_none: float = 5.3     # ... whether a read unsure of every card is one at all up to e^5.3 (200):
     #                                 a card that is not there moves the count
+    none_doubt: float = 0.01        # ... but a read giving no card less than this is sure it is a card, if not
+    #                                 which (a partly covered Tarock spread over the Taroks; session 31, independent
+    #                                 sets: settled and right +1 to +2 a set, none wrong; 0.1 gains one more, but a
+    #                                 generated hand's read that was no card gave it 0.042, `test_a_read_unsure_...`)
     plausible_no_cards: float = 6.0  # ... and every read of a pile most likely no card, yet taking one, none at
     #                                 once (`_no_cards`) up to e^6 (400): a settled hand must be right, and such
     #                                 reads can take lost 0-pip cards of the other pile whose move changes the
@@ -1228,7 +1232,7 @@ class _Decoder:
         for i, r in enumerate(self.reads):
             here = world[i]
             mine = r.cost.get(here, _INF)
-            unsure = _best_card(r.s) < 0.5
+            unsure = _best_card(r.s) < 0.5 and r.s.p(NOT_A_CARD) >= st.none_doubt
             for c, v in sorted(r.cost.items(), key=lambda t: t[1]):
                 limit = st.plausible_none if unsure and NOT_A_CARD in (c, here) else st.plausible
                 if c == here or v - mine > limit:

@@ -789,13 +789,20 @@ def test_a_read_that_may_be_a_card_or_none_rounding_the_points_asks_the_pile_siz
     """Report hand 61 of seed 90000 read by the printings release: one unsure read in the Declarer's photo may
     be the lost D2 or no card, which moves the Card Points only by rounding (15 or 16). No card is lost in that
     reading, so no placement counted two sizes, and the doubt was put alone: "the 2 of Diamonds, or no card?",
-    whose answers each left the same two scores open. The Declarer's count tells them apart in one tap."""
+    whose answers each left the same two scores open. The Declarer's count tells them apart in one tap.
+    Since session 31 the read giving no card nothing is not doubted as no card (`none_doubt`); the other (no card
+    0.069) is asked about alone, and the truthful taps end right. Weighed as before, the count is asked."""
     game, piles, _, truth = _fixture("doubt_rounding", told=False)
-    hand = _Decoder(game, piles, None, [], HandSettings(check_s=60)).run()
+    now = _Decoder(game, piles, None, [], HandSettings(check_s=60)).run()
+    assert [(q.kind, q.choices) for q in now.questions] == [("which_card", ("T9", "none"))]
+    right = _answered_truly(game, piles, None, truth, [], settings=HandSettings(check_s=60))
+    assert [right.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
+    before = HandSettings(check_s=60, none_doubt=0.0)
+    hand = _Decoder(game, piles, None, [], before).run()
     assert len(hand.outcomes) == 2
     (q,) = hand.questions
     assert q.kind == "pile_size" and str(len(truth["declarer"])) in q.choices
-    after = {a.card: _Decoder(game, piles, None, [a], HandSettings(check_s=60)).run() for a in q.answers()}
+    after = {a.card: _Decoder(game, piles, None, [a], before).run() for a in q.answers()}
     assert len({h.outcomes for h in after.values()}) > 1, "every answer leaves the same scores possible"
     right = after[str(len(truth["declarer"]))]
     assert right.settled and [right.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
@@ -1236,6 +1243,20 @@ def test_a_fan_s_covers_do_not_settle_where_a_lost_card_lies():
     old = _Decoder(game, piles, None, [], HandSettings(fan_covers=True)).run()
     assert old.settled and "S10" in old.sides["declarer"].ids()
 
+
+def test_a_read_sure_it_is_a_card_if_not_which_is_not_asked_whether_it_is_one():
+    """A fresh independent hand (seed 97000, hand 3): a partly covered Tarock's read spread over five Taroks, none
+    above 0.25, and gave no card nothing; weighed as a read unsure of every card (no card up to 200 to 1), it was
+    asked "the III or no card?". A read giving no card under `none_doubt` (1 %) is sure it is a card: settled,
+    right."""
+    game, piles, _, truth = _fixture("none_doubt", told=False)
+    hand = _Decoder(game, piles, None, [], HandSettings()).run()
+    assert hand.settled
+    assert [hand.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
+    assert all(c in truth[s] for s in SIDES for c in hand.sides[s].ids())
+    old = _Decoder(game, piles, None, [], HandSettings(none_doubt=0.0)).run()
+    assert [(q.kind, q.choices) for q in old.questions] == [("which_card", ("T3", "none"))]
+    assert old.questions[0].side == "defenders"
 
 def test_a_fan_with_a_gap_no_second_look_read_holds_a_card_no_read_shows():
     """A fresh independent hand (seed 97000, hand 12): the Declarer's fan shows a gap in its run that a second look
