@@ -1244,6 +1244,22 @@ def test_a_fan_s_covers_do_not_settle_where_a_lost_card_lies():
     assert old.settled and "S10" in old.sides["declarer"].ids()
 
 
+def test_a_fan_s_unread_gap_keeps_a_spread_s_covers_from_placing_its_card():
+    """A fresh independent hand (seed 101000, hand 28, drawn after session 31's rules were chosen): the SK lies in
+    the Declarer's fan, 0.24 of its index showing, where the fan's run has a gap no second look read; two reads of
+    the Defenders' pile, all of whose cards were read, are sure of covered cards beside them. The covered count
+    put the SK with the Defenders: settled wrong. The fan's gap counts one card in the Declarer's pile
+    (`fan_gap`): the counts disagree, the SK's pile is asked, and the truthful answer settles the hand right."""
+    game, piles, _, truth = _fixture("fan_gap_wrong", told=False)
+    st_ = HandSettings()
+    assert piles["declarer"].fanned(st_) and len(piles["declarer"].hidden(st_)) == 1
+    hand = _Decoder(game, piles, None, [], st_).run()
+    assert ("which_pile", "SK") in [(q.kind, q.card) for q in hand.questions]
+    right = _answered_truly(game, piles, None, truth, [], settings=st_)
+    assert [right.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
+    old = _Decoder(game, piles, None, [], HandSettings(fan_gap=False)).run()
+    assert old.settled and "SK" in old.sides["defenders"].ids() and "SK" in truth["declarer"]
+
 def test_a_read_sure_it_is_a_card_if_not_which_is_not_asked_whether_it_is_one():
     """A fresh independent hand (seed 97000, hand 3): a partly covered Tarock's read spread over five Taroks, none
     above 0.25, and gave no card nothing; weighed as a read unsure of every card (no card up to 200 to 1), it was
