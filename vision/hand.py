@@ -114,8 +114,9 @@ class HandSettings:
     #                                 (session 30)
     fan_degrees: float = 20.0       # a pile whose indices turn more than this from the pile's way (80th
     #                                 percentile) is a fan
-    fan_gap: bool = True            # a fan with a gap no second look read (`PileRead.gaps`) holds one card no read
-    #                                 shows, at least (in place of its covers): such fans held one in 20 of 21 piles
+    fan_gap: bool = True            # a fan with a gap no second look read (`PileRead.gaps`), or read as likelier no
+    #                                 card, holds one card no read shows, at least (in place of its covers): fans
+    #                                 with an open gap held one in 20 of 21 piles, with such a read 15 of 15
     #                                 of seven caches; without it a fresh independent hand (seed 101000 hand 28)
     #                                 settled wrong, a spread's covers taking the fan's hidden King (session 31)
     one_count: bool = True          # lost cards that matter only by how many lie in each pile: one count question
@@ -258,9 +259,12 @@ class PileRead:
         over that is `sliver_card` strong and `sliver_apart` index heights from a stronger one is a card. So is
         each read at least `cover_card` sure a covered card lies beside it (`covers`)."""
         beside = self.covers(st)
-        if st.fan_gap and self.gaps and not st.fan_covers and self.fanned(st):
-            g = max(self.gaps, key=lambda g: g.chance)
-            beside = beside + [(*g.centre, g.chance)]
+        if st.fan_gap and not st.fan_covers and self.fanned(st):
+            # an open gap, or one a second look read as likelier no card than any card
+            spots = [(*g.centre, g.chance) for g in self.gaps] + [
+                (*s.centre, s.p(NOT_A_CARD)) for s in self.sightings if s.relook and s.likely[0][0] == NOT_A_CARD]
+            if spots:
+                beside = beside + [max(spots, key=lambda t: t[2])]
         if not self.slivers or not self.sightings:
             return beside
         h = float(np.median([s.height for s in self.sightings]))

@@ -1260,6 +1260,23 @@ def test_a_fan_s_unread_gap_keeps_a_spread_s_covers_from_placing_its_card():
     old = _Decoder(game, piles, None, [], HandSettings(fan_gap=False)).run()
     assert old.settled and "SK" in old.sides["defenders"].ids() and "SK" in truth["declarer"]
 
+def test_a_fan_s_gap_a_second_look_read_as_likelier_no_card_still_counts():
+    """The independent renderer's hand 24 (seed 95000) read by the printings release with the close second look:
+    the Declarer's fan's gap, open before, is read likelier no card than the T5 that lies there, so no open gap
+    was left to count; the lost CK then went with a Defenders' read sure of a covered card: settled wrong. A
+    fan's gap read as likelier no card counts as an open one."""
+    game, piles, _, truth = _fixture("fan_relook", told=False)
+    st_ = HandSettings()
+    fan = piles["declarer"]
+    assert fan.fanned(st_) and not fan.gaps and any(s.relook and s.likely[0][0] == "none" for s in fan.sightings)
+    assert len(fan.hidden(st_)) == 1
+    hand = _Decoder(game, piles, None, [], st_).run()
+    assert not hand.settled
+    right = _answered_truly(game, piles, None, truth, [], settings=st_)
+    assert [right.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
+    old = _Decoder(game, piles, None, [], HandSettings(fan_gap=False)).run()
+    assert old.settled and "CK" in old.sides["defenders"].ids() and "CK" in truth["declarer"]
+
 def test_a_read_sure_it_is_a_card_if_not_which_is_not_asked_whether_it_is_one():
     """A fresh independent hand (seed 97000, hand 3): a partly covered Tarock's read spread over five Taroks, none
     above 0.25, and gave no card nothing; weighed as a read unsure of every card (no card up to 200 to 1), it was
