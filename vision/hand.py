@@ -516,12 +516,12 @@ class HandReader:
         ups = np.array([p[1] for p in poses])
         hts = np.array([p[2] for p in poses])
         probs, pips = self._probabilities(image, game, cen, ups, hts)
+        deck = [card.id for card in game.deck]
         cardlike = 1 - probs[:, -1]
         if near:    # beside a read: no pose that reads as that read's card (the neighbour's own index seen again)
-            deck = [c.id for c in game.deck]
             for k in range(len(poses)):
                 card = deck[int(np.argmax(probs[k, :-1]))]
-                if any(_likeliest(r) == card and math.dist(r.centre, cen[k]) < 1.2 * r.height for r in known):
+                if any(r.likely[0][0] == card and math.dist(r.centre, cen[k]) < 1.2 * r.height for r in known):
                     cardlike[k] = 0.0
         best = int(np.argmax(cardlike))
         if cardlike[best] < st.relook_card:
@@ -529,9 +529,8 @@ class HandReader:
         # The gap may hold no card at all (a sloppy spread): the read is only as sure as the spread's step.
         probs = probs[best] * gap.chance
         probs[-1] += 1 - gap.chance
-        best_probs = probs
-        return replace(_sighting(cen[best], ups[best], hts[best], best_probs, 0.0, st, int(pips[best]),
-                                 [c.id for c in game.deck]), relook=True)
+        return replace(_sighting(cen[best], ups[best], hts[best], probs, 0.0, st, int(pips[best]), deck),
+                       relook=True)
 
     # ------------------------------------------------------------ the hand
 
@@ -627,10 +626,6 @@ def _twin(a: Sighting, b: Sighting) -> bool:
 
 def _near_known(c, h, known: list[Sighting]) -> bool:
     return any(math.dist(c, k.centre) < 0.3 * max(h, k.height) for k in known)
-
-
-def _likeliest(s: Sighting) -> str:
-    return max(s.likely, key=lambda t: t[1])[0]
 
 
 def _best_card(s: Sighting) -> float:
@@ -1161,7 +1156,7 @@ class _Decoder:
         if allowed is None:
             return True
         seen, open_ = self._before_placing(world)
-        return any(seen + k in allowed for k in range(len(open_) + 1))
+        return _some_count(allowed, seen, len(open_))
 
     def _count_fix(self, world: dict[int, str], keep: int | None = None) -> float:
         """What a world that no placement of its lost cards fits to the count of whole tricks must cost more at
@@ -1173,7 +1168,7 @@ class _Decoder:
             return 0.0
         seen, open_ = self._before_placing(world)
         n = len(open_)
-        if any(seen + k in allowed for k in range(n + 1)):
+        if _some_count(allowed, seen, n):
             return 0.0
         mends, least = _INF, _INF
         for i, c in world.items():
@@ -1193,7 +1188,7 @@ class _Decoder:
                            for c2 in open_ if c2 in r.cost]
             for d, s2, k2 in changes:
                 least = min(least, d)
-                if d < mends and any(s2 + k in allowed for k in range(k2 + 1)):
+                if d < mends and _some_count(allowed, s2, k2):
                     mends = d
         fix = mends if mends < _INF else least
         return max(fix, 0.0) if fix < _INF else 0.0
@@ -1661,6 +1656,11 @@ class _Decoder:
                 points = None
             res[s] = SideCards(cards, points)
         return res
+
+
+def _some_count(allowed: frozenset[int], seen: int, lost: int) -> bool:
+    """Whether the Declarer's pile, `seen` cards and some of `lost` more, can hold a count the tricks allow."""
+    return any(seen + k in allowed for k in range(lost + 1))
 
 
 def _without_placed(cost: dict[str, float], side: str, placed: Mapping[str, str]) -> dict[str, float]:
