@@ -91,7 +91,25 @@ def hand_photos(seed: int, i: int, deck: Deck, size: tuple[int, int] | None = No
         photos[side], labels = render(scene, deck, 1.0)
         truth.setdefault("visible", {})[side] = {
             c: round(max(lab["visible"] for lab in labels if lab["card"] == c), 3) for c in truth["piles"][side]}
+        # labels come in drawing order (two per card), the topmost last
+        truth.setdefault("index", {})[side] = [_place(lab["card"], lab["visible"], lab["quad"]) for lab in labels]
     return truth, photos
+
+
+def _place(card: str, visible: float, quad) -> list:
+    """One printed index in a hand's truth: [card, share showing, its box's four corners in photo px]."""
+    return [card, round(float(visible), 3), [[round(float(x), 1), round(float(y), 1)] for x, y in quad]]
+
+
+def card_at(places: list, centre) -> str | None:
+    """The card whose index a read at `centre` (photo px) shows, from a hand's truth (`index`, drawing order):
+    the topmost index showing at all whose box, grown a tenth, holds the point; None where no index is."""
+    for card, visible, quad in reversed(places):
+        q = np.asarray(quad, np.float32)
+        grown = q.mean(0) + 1.1 * (q - q.mean(0))
+        if visible > 0.0 and cv2.pointPolygonTest(grown, (float(centre[0]), float(centre[1])), False) >= 0:
+            return card
+    return None
 
 
 def holdout_hand_photos(seed: int, i: int, faces: Path | None = None) -> tuple[dict, dict[str, np.ndarray]]:
@@ -105,19 +123,20 @@ def holdout_hand_photos(seed: int, i: int, faces: Path | None = None) -> tuple[d
     photos, truth = {}, {"deck": deal.deck_size, "game": GAME_FOR_DECK[deal.deck_size],
                          "piles": {"declarer": list(deal.declarer), "defenders": list(deal.defenders)},
                          "sizes": {}, "renderer": "holdout", "tricks": {"players": deal.players, "talon": deal.talon}}
-    truth["visible"] = {}
+    truth["visible"], truth["index"] = {}, {}
     for side in SIDES:
         size = HOLDOUT_SIZES[int(rng.integers(len(HOLDOUT_SIZES)))]
-        photos[side], truth["visible"][side] = _holdout_pile_photo(
+        photos[side], truth["visible"][side], truth["index"][side] = _holdout_pile_photo(
             rng, renderer, deal, side, tuple(getattr(deal, side)), size, i)
         truth["sizes"][side] = list(size)
     return truth, photos
 
 
 def _holdout_pile_photo(rng, renderer, deal, side: str, cards: tuple[str, ...], size, i: int
-                        ) -> tuple[np.ndarray, dict[str, float]]:
+                        ) -> tuple[np.ndarray, dict[str, float], list]:
     """One side's pile laid out, photographed and developed by the hold-out renderer, drawing from rng; with
-    the share of each card's better index left uncovered (the renderer's own table-plane `visibility`)."""
+    the share of each card's better index left uncovered (the renderer's own table-plane `visibility`) and
+    where each index lies in the photo (`_place`s, drawing order)."""
     from models.holdout import render as hr
     from models.holdout import scene as hs
 
@@ -134,8 +153,16 @@ def _holdout_pile_photo(rng, renderer, deal, side: str, cards: tuple[str, ...], 
     chroma = rng.uniform(0, 0.0015)
     margin = cam.lens_margin(chroma)
     canvas, _light = hr._Drawing(renderer, scene, rng, cam.padded(margin)).draw()
-    visible = {c.id: round(max(v), 4) for c, v in zip(scene.cards, hs.visibility(scene))}
-    return hr._camera_pipeline(rng, canvas, cam, margin, chroma), visible
+    shares = hs.visibility(scene)
+    visible = {c.id: round(max(v), 4) for c, v in zip(scene.cards, shares)}
+    places = []
+    for k in sorted(range(len(scene.cards)), key=lambda k: scene.cards[k].pose.layer):
+        card = scene.cards[k]
+        for box, share in zip((hs.INDEX_TL, hs.INDEX_BR), shares[k]):
+            pts = card.pose.corners(box)
+            places.append(_place(card.id, share, cam.distort(cam.project(
+                np.column_stack([pts, np.full(len(pts), card.z)])))))
+    return hr._camera_pipeline(rng, canvas, cam, margin, chroma), visible, places
 
 
 HOLDOUT_SIZES = ((1640, 1232), (2028, 1520), (2304, 1296), (4056, 3040), (4608, 2592))
@@ -244,23 +271,33 @@ def idle_questions(reader, game, piles, result, rest: str | None = None, sizes=N
 
 
 def taps(reader, game, piles, truth_piles: dict[str, list[str]], rest: str | None = None, most: int = 12,
-         sizes=None, retake=None) -> dict:
+         sizes=None, retake=None, places: dict[str, list] | None = None) -> dict:
     """Players answering the first open question each time, truthfully, until none is open: how many taps,
     and whether the hand is then right. A respread ends it (it needs a new photo) when nothing else is asked;
     with other questions below it the players answer those instead (`respread`: whether one was offered).
 
-    retake(side) -> PileRead: the players do spread a pile again when asked, once per pile, and the new photo
-    replaces the old one (answers about the old photo's reads go with it; where a card lies stays said)."""
-    from vision.hand import Answer
+    places: side -> where each index lies in its photo (the truth's `index`): a "which card" question is then
+    answered with the card the read truly shows, "no card" where it shows none or shows a card the players
+    named for another read already (its index seen twice); a card not offered is named from the whole deck
+    ("None of these: it is ...", two taps; `named` counts them). Without them (hands cached before the truth
+    said), the players answer with the first choice lying in that pile.
 
-    answers, n, respread, retaken = [], 0, False, []
+    retake(side) -> (PileRead, places or None): the players do spread a pile again when asked, once per pile, and
+    the new photo replaces the old one (answers about the old photo's reads go with it; where a card lies stays
+    said)."""
+    from vision.hand import NOT_A_CARD, Answer
+
+    answers, n, respread, retaken, named = [], 0, False, [], 0
+    places = dict(places or {})
     result = reader.decode(game, piles, rest=rest, sizes=sizes)
     while result.questions and n < most:
         respread |= any(q.kind == "respread" for q in result.questions)
         again = list(dict.fromkeys(q.side for q in result.questions if q.kind == "respread"
                                    and q.side in piles and q.side not in retaken))
         if retake is not None and again:
-            piles = {**piles, **{side: retake(side) for side in again}}
+            piles = dict(piles)
+            for side in again:
+                piles[side], places[side] = retake(side)
             retaken += again
             answers = [a for a in answers if a.kind != "which_card" or a.side not in again]
             result = reader.decode(game, piles, rest=rest, answers=answers, sizes=sizes)
@@ -279,19 +316,28 @@ def taps(reader, game, piles, truth_piles: dict[str, list[str]], rest: str | Non
             if size not in q.choices:   # the true count is not offered: the players cannot answer truly
                 break
             answers.append(Answer("pile_size", q.side, size))
+        elif places.get(q.side) is not None and q.where is not None:
+            card = card_at(places[q.side], q.where) or NOT_A_CARD
+            if any(a.kind == "which_card" and a.side == q.side and a.card == card != NOT_A_CARD for a in answers):
+                card = NOT_A_CARD       # the card the players named for another read, seen again
+            if card not in q.choices:   # not offered: picked from the whole deck
+                named += 1
+                n += 1
+            answers.append(Answer("which_card", q.side, card, q.sighting))
         else:
-            card = next((c for c in q.choices if c in truth_piles[q.side]), "none")
+            card = next((c for c in q.choices if c in truth_piles[q.side]), NOT_A_CARD)
             answers.append(Answer("which_card", q.side, card, q.sighting))
         n += 1
         result = reader.decode(game, piles, rest=rest, answers=answers, sizes=sizes)
     verdict = judge(game, truth_piles, result)
     return {"taps": n, "settled": verdict["settled"], "right": verdict["right"], "respread": respread,
-            "retakes": len(retaken)}
+            "retakes": len(retaken), "named": named}
 
 
-def retake_photo(seed: int, i: int, side: str, truth: dict, faces: Path | None = None) -> np.ndarray:
+def retake_photo(seed: int, i: int, side: str, truth: dict, faces: Path | None = None) -> tuple[np.ndarray, list]:
     """The photo of hand i's `side` pile taken again after the players spread it anew: the same cards laid out
-    and photographed afresh (pile style, camera, light and clutter drawn again, from a stream of its own)."""
+    and photographed afresh (pile style, camera, light and clutter drawn again, from a stream of its own); with
+    where each index lies in it (`_place`s, drawing order)."""
     rng = np.random.default_rng([seed, i, 1 + SIDES.index(side), 12])
     cards = truth["piles"][side]
     if truth.get("renderer") == "holdout":
@@ -300,11 +346,13 @@ def retake_photo(seed: int, i: int, side: str, truth: dict, faces: Path | None =
         renderer = _holdout_renderer(faces)
         deal = hs.random_deal(np.random.default_rng([seed, i]), renderer.deck)
         size = HOLDOUT_SIZES[int(rng.integers(len(HOLDOUT_SIZES)))]
-        return _holdout_pile_photo(rng, renderer, deal, side, tuple(cards), size, i)[0]
+        image, _visible, places = _holdout_pile_photo(rng, renderer, deal, side, tuple(cards), size, i)
+        return image, places
     deck = _deck(Path(faces or FACES_DIR))
     drawn = PHOTO_SIZES[rng.integers(len(PHOTO_SIZES))]
     scene = random_scene(rng, size=drawn, cards=[deck.ids.index(c) for c in cards], n_piles=1)
-    return render(scene, deck, 1.0)[0]
+    image, labels = render(scene, deck, 1.0)
+    return image, [_place(lab["card"], lab["visible"], lab["quad"]) for lab in labels]
 
 
 def hidden_cards(truth: dict) -> int | None:
@@ -373,6 +421,8 @@ def summarise(rows: list[dict]) -> dict:
                     "right_after_taps": round(sum(t["settled"] and t["right"] for t in tapped) / len(tapped), 4),
                     "settled_wrong_after_taps": sum(t["settled"] and not t["right"] for t in tapped),
                     "respread_offered": sum(t.get("respread", False) for t in tapped),
+                    # answers naming a card the question did not offer (picked from the whole deck)
+                    "answers_not_offered": sum(t.get("named", 0) for t in tapped),
                     "right_after_retakes_and_taps": _share(rows, deck_size, f"retake_{mode}"),
                     "retakes_per_hand": round(float(np.mean([r[f"retake_{mode}"]["retakes"] for r in rows
                                                              if r["deck"] == deck_size and f"retake_{mode}" in r]
@@ -408,16 +458,19 @@ def _kinds(sub: list[dict]) -> dict[str, int]:
 
 
 def _retaken(reader, args, i: int, side: str, truth: dict, game):
-    """The pile read of hand i's `side` photographed again (kept in the cache beside the first photo)."""
+    """The pile read of hand i's `side` photographed again and where its indices lie (kept in the cache beside
+    the first photo; None for a photo cached before the truth said where)."""
     path = args.cache / f"{i:04d}-{side}-retake.jpg"
+    where = path.with_suffix(".json")
     if path.exists():
         image = cv2.imread(str(path), cv2.IMREAD_COLOR)
     else:
         faces = None if truth.get("renderer") == "holdout" else args.faces
-        image = retake_photo(args.seed, i, side, truth, faces)
+        image, places = retake_photo(args.seed, i, side, truth, faces)
         cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+        where.write_text(json.dumps(places))
     reads = args.cache / f"{i:04d}-{side}-retake.{reader.rec.name}.pile.json" if args.reuse_reads else None
-    return _pile(reader, image, game, reads)
+    return _pile(reader, image, game, reads), json.loads(where.read_text()) if where.exists() else None
 
 
 def _pile(reader, image, game, path: Path | None):
@@ -499,10 +552,11 @@ def main(argv: list[str] | None = None) -> int:
             row[mode]["idle_questions"] = idle_questions(reader, game, shown, result, rest, sizes)
             if args.no_taps:
                 continue
-            row[f"taps_{mode}"] = t = taps(reader, game, shown, truth["piles"], rest=rest, sizes=sizes)
+            row[f"taps_{mode}"] = t = taps(reader, game, shown, truth["piles"], rest=rest, sizes=sizes,
+                                           places=truth.get("index"))
             # the players spread a pile again when asked (once), then answer the rest
             row[f"retake_{mode}"] = t if not t["respread"] else taps(
-                reader, game, shown, truth["piles"], rest=rest, sizes=sizes,
+                reader, game, shown, truth["piles"], rest=rest, sizes=sizes, places=truth.get("index"),
                 retake=lambda side, i=i, truth=truth, game=game: _retaken(reader, args, i, side, truth, game))
         rows.append(row)
         first = next(m for m in ("both", "told", "rest") if m in modes)

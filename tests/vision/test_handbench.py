@@ -126,9 +126,9 @@ def test_players_who_spread_a_pile_again_when_asked_settle_it_from_the_new_photo
     plain = taps(Reader(), game, piles, truth)
     assert plain["respread"] and plain["taps"] == 3 and plain["settled"] and plain["right"] and not plain["retakes"]
     taken = []
-    again = taps(Reader(), game, piles, truth, retake=lambda side: taken.append(side) or pile(truth[side]))
+    again = taps(Reader(), game, piles, truth, retake=lambda side: (taken.append(side) or pile(truth[side]), None))
     assert sorted(taken) == ["declarer", "defenders"]     # neither photo shows where: both are taken again
-    assert again == {"taps": 0, "settled": True, "right": True, "respread": True, "retakes": 2}
+    assert again == {"taps": 0, "settled": True, "right": True, "respread": True, "retakes": 2, "named": 0}
 
 
 def test_the_bound_reads_every_card_showing_a_third_and_leaves_the_rest_to_elimination():
@@ -172,3 +172,56 @@ def test_the_independent_renderer_s_hands_say_how_much_of_each_card_s_index_show
     shares = [v for side in truth["visible"].values() for v in side.values()]
     assert max(shares) == 1.0 and min(shares) < 1.0
     assert hidden_cards(truth) == sum(v < 0.33 for v in shares)
+
+
+def _box(x: float, y: float, w: float = 20.0, h: float = 60.0) -> list:
+    return [[x - w / 2, y - h / 2], [x + w / 2, y - h / 2], [x + w / 2, y + h / 2], [x - w / 2, y + h / 2]]
+
+
+def test_the_card_a_read_shows_is_the_topmost_showing_index_under_it():
+    """The truth's index places (drawing order): a point on two boxes is the later (upper) card's; an index
+    covered whole is passed over; a point on no index shows no card."""
+    from models.handbench import card_at
+
+    places = [["T2", 0.3, _box(100, 100)], ["T3", 1.0, _box(110, 100)], ["T4", 0.0, _box(300, 100)]]
+    assert card_at(places, (92.0, 100.0)) == "T2"        # only the lower card's box
+    assert card_at(places, (106.0, 100.0)) == "T3"       # both: the upper card
+    assert card_at(places, (300.0, 100.0)) is None       # T4's index lies wholly covered
+    assert card_at(places, (500.0, 500.0)) is None
+
+
+def test_simulated_players_answer_what_the_read_truly_shows():
+    """With the truth's index places, "Is this the II, or no card?" about a read on no index is answered "no
+    card" (not the II, which lies in that pile elsewhere); a read showing the III, not offered, is named from the
+    whole deck (two taps); a second read on the II's index, after the players named the first one the II, is
+    that card seen again: no card of its own."""
+    from models.handbench import taps
+
+    truth = {"declarer": ["T2", "T3"], "defenders": ["T4"]}
+
+    class Reader:
+        def __init__(self, *where):
+            self.where, self.said = where, []
+
+        def decode(self, game, piles, rest=None, answers=(), sizes=None):
+            self.said = list(answers)
+            k = len(answers)
+            qs = [Question("which_card", "declarer", ("T2", "none"), "?", sighting=k, where=self.where[k])
+                  ] if k < len(self.where) else []
+            side = {s: SideCards([HandCard(c, 0.99, 0, None, False) for c in truth[s]], None)
+                    for s in truth}
+            return HandRead("slovenian", side, qs)
+
+    places = {"declarer": [["T2", 1.0, _box(100, 100)], ["T3", 1.0, _box(200, 100)]], "defenders": []}
+    nothing = Reader((400.0, 100.0))
+    out = taps(nothing, SLOVENIAN, {}, truth, places=places)
+    assert [a.card for a in nothing.said] == ["none"] and out["taps"] == 1 and not out["named"]
+    other = Reader((200.0, 100.0))                       # the read is the III: not offered
+    out = taps(other, SLOVENIAN, {}, truth, places=places)
+    assert [a.card for a in other.said] == ["T3"] and out["named"] == 1 and out["taps"] == 2
+    twice = Reader((100.0, 100.0), (102.0, 100.0))       # two reads on the II's index
+    taps(twice, SLOVENIAN, {}, truth, places=places)
+    assert [a.card for a in twice.said] == ["T2", "none"]
+    old = Reader((400.0, 100.0))                         # no places: the first choice lying in the pile
+    taps(old, SLOVENIAN, {}, truth)
+    assert [a.card for a in old.said] == ["T2"]

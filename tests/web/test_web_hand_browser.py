@@ -180,3 +180,30 @@ def both_piles_photographed(browser, base: str):
     browser.get(f"{base}/capture")
     wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, ".hand-question")))
     return wait
+
+
+def test_a_card_not_offered_is_named_from_the_whole_deck_on_a_phone(browser, server):  # noqa: F811
+    """"Is this the King of Hearts or the Queen of Hearts?" about a read that shows the Cavalier: the players
+    choose it under "None of these: it is" and say it; the read is the Cavalier and the King and the Queen, not
+    read at all, are asked for by pile."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    base, store, controller = server
+    ids = [c.id for c in GAME.deck]
+    order = [ids[i] for i in np.random.default_rng(5).permutation(len(ids))]
+    dec = [c for c in order[:26] if c not in ("HK", "HQ", "HC")] + ["HC"]
+    dfn = [c for c in order[26:] if c not in ("HK", "HQ", "HC")] + ["HK", "HQ"]
+    store_pile_reads(store, controller).extend([
+        PileRead((320, 240), [seen(c, x=20.0 * i) for i, c in enumerate(dec) if c != "HC"]
+                 + [seen("HK", 0.55, (("HQ", 0.4),), pips=4)]),
+        PileRead((320, 240), [seen(c, x=20.0 * i) for i, c in enumerate(dfn) if c not in ("HK", "HQ")])])
+    wait = both_piles_photographed(browser, base)
+    form = browser.find_element(By.CSS_SELECTOR, ".hand-question form.other-card")
+    assert "None of these" in form.text
+    check_phone_page(browser, "Capture with a card to name from the deck")
+    Select(browser.find_element(By.CSS_SELECTOR, ".hand-question form.other-card select")).select_by_value("HC")
+    tap(browser, wait, ".hand-question form.other-card button")
+    wait.until(lambda b: not b.find_elements(By.CSS_SELECTOR, ".hand-question form.other-card"))
+    text = " ".join(q.text for q in browser.find_elements(By.CSS_SELECTOR, ".hand-question"))
+    assert "which pile" in text and "Cavalier" not in text

@@ -128,9 +128,9 @@ def test_a_doubt_that_changes_the_score_is_answered_through_the_api(player, read
     questions = player.get("/api/hand").json()["questions"]
     which = next(q for q in questions if q["kind"] == "which_card")
     assert set(which["choices"]) >= {"HK", "HQ"}
-    bad = player.post("/api/hand/answers", json={"kind": "which_card", "side": "declarer", "card": "T5",
+    bad = player.post("/api/hand/answers", json={"kind": "which_card", "side": "declarer", "card": "S5",
                                                  "sighting": which["sighting"]})
-    assert bad.status_code == 422 and "not one of the choices" in bad.text, bad.text
+    assert bad.status_code == 422 and "unknown card" in bad.text, bad.text
     r = player.post("/api/hand/answers", json={"kind": "which_card", "side": "declarer", "card": "HK",
                                                "sighting": which["sighting"]})
     assert r.status_code == 200, r.text
@@ -330,3 +330,33 @@ def test_an_answer_about_a_read_is_void_once_its_pile_is_photographed_again(play
     # the card it shows); only the Queen no photo shows is left to ask about
     assert set(dec) <= set(hand["sides"]["declarer"]["cards"])
     assert [(q["kind"], q.get("card")) for q in hand["questions"]] == [("which_pile", "HQ")]
+
+
+def test_a_read_the_players_name_as_a_card_not_offered_is_that_card(player, reads):
+    """"Is this the King or the Queen?" about a read that shows the Cavalier: the players name it from the whole
+    deck ("None of these: it is ..."), and the read is the Cavalier. A card of no game's deck is refused."""
+    dec, dfn = deal(seed=2)
+    dec = [c for c in dec if c not in ("HK", "HQ", "HC")] + ["HC"]
+    dfn = [c for c in dfn if c not in ("HK", "HQ", "HC")] + ["HK", "HQ"]
+    # The Declarer's Cavalier reads as King or Queen; the Defenders' King and Queen are not read at all.
+    reads += [pile([seen(c) for c in dec if c != "HC"] + [seen("HK", 0.55, (("HQ", 0.4),), pips=4)]),
+              pile(seen(c) for c in dfn if c not in ("HK", "HQ"))]
+    shoot(player, "declarer")
+    shoot(player, "defenders")
+    which = next(q for q in player.get("/api/hand").json()["questions"] if q["kind"] == "which_card")
+    assert "HC" not in which["choices"]
+    page = player.get("/capture").text
+    assert "None of these: it is" in page and f'value="{which["sighting"]}"' in page
+    r = player.post("/hand/answer", data={"csrf": player.csrf, "kind": "which_card", "side": "declarer",
+                                          "card": "HC", "sighting": str(which["sighting"])}, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    hand = player.get("/api/hand").json()
+    assert "HC" in hand["sides"]["declarer"]["cards"]
+    assert not any(q["kind"] == "which_card" and q["side"] == "declarer" and q.get("sighting") == which["sighting"]
+                   for q in hand["questions"])
+    while hand["questions"]:     # where the lost King and Queen lie
+        q = hand["questions"][0]
+        assert q["kind"] == "which_pile", q
+        hand = player.post("/api/hand/answers", json={"kind": "which_pile", "side": "defenders",
+                                                      "card": q["card"]}).json()
+    assert hand["settled"] and {"HK", "HQ"} <= set(hand["sides"]["defenders"]["cards"])

@@ -48,8 +48,11 @@ def _answer(c, session: dict, body: AnswerBody) -> dict:
     choices = asked[0]["choices"]
     value = "none" if card == "NONE" else card.lower() if body.kind == "count" else card
     wanted = body.side if body.kind == "which_pile" else value
-    if wanted not in choices:
-        raise HTTPException(422, f"{wanted!r} is not one of the choices: {', '.join(choices)}")
+    # A read may show a card the reader did not offer: the players then name it from the whole deck.
+    named = body.kind == "which_card" and value in {"none", *(i for i, _ in rules.game(session["game"]).deck)}
+    if wanted not in choices and not named:
+        raise HTTPException(422, f"{wanted!r} is not one of the choices ({', '.join(choices)})"
+                            + (" nor a card of this game" if body.kind == "which_card" else ""))
     answer = {"kind": body.kind, "side": body.side, "card": value, "sighting": body.sighting}
     if body.kind == "which_card":   # about a read of this photo: a photo taken again has reads of its own
         answer["capture"] = state[f"{body.side}_capture"]
