@@ -355,6 +355,17 @@ def retake_photo(seed: int, i: int, side: str, truth: dict, faces: Path | None =
     return image, [_place(lab["card"], lab["visible"], lab["quad"]) for lab in labels]
 
 
+def pile_counts(piles, truth: dict, settings) -> dict[str, list[int]]:
+    """Per photographed side: [cards the reader counts there that no read shows (`PileRead.hidden`: covers,
+    slivers, a fan's gap), cards of that pile no read truly shows (the truth's index places)]. A pile counting
+    more than it lacks can settle a hand wrong; one counting fewer leaves a question."""
+    out = {}
+    for side, pile in piles.items():
+        shown = {card_at(truth["index"][side], s.centre) for s in pile.sightings}
+        out[side] = [len(pile.hidden(settings)), sum(1 for c in truth["piles"][side] if c not in shown)]
+    return out
+
+
 def hidden_cards(truth: dict) -> int | None:
     """Cards showing less than a third of either index (no reader can name them; placed only by elimination),
     or None where the hand's truth does not say (hands cached before the independent renderer said)."""
@@ -382,6 +393,14 @@ def readable_piles(truth: dict):
 def summarise(rows: list[dict]) -> dict:
     out = {}
     for deck_size in (54, 42):
+        # The reader's count of cards no read shows, per pile, against the cards no read truly shows there
+        counts = [v for r in rows if r["deck"] == deck_size for v in r.get("counts", {}).values()]
+        if counts:
+            out[f"{deck_size}-card pile counts"] = {
+                "piles": len(counts), "counting_a_card": sum(n > 0 for n, _ in counts),
+                "counting_more_than_lost": sum(n > lost for n, lost in counts),
+                "counting_a_card_none_lost": sum(n > 0 and lost == 0 for n, lost in counts),
+                "counting_fewer_than_lost": sum(n < lost for n, lost in counts)}
         for mode in ("both", "told", "rest"):
             sub = [r[mode] for r in rows if r["deck"] == deck_size and mode in r]
             if not sub:
@@ -533,6 +552,8 @@ def main(argv: list[str] | None = None) -> int:
         piles = {s: _pile(reader, photos[s], game, args.cache / f"{i:04d}-{s}.{rec.name}.pile.json"
                           if args.reuse_reads else None) for s in SIDES}
         both = reader.decode(game, piles)
+        if truth.get("index"):
+            row["counts"] = pile_counts(piles, truth, reader.settings)
         row["ms"] = (time.perf_counter() - t) * 1000
         readable = readable_piles(truth) if args.bound else None
         # Two photos; the same with the players saying how the tricks and the Talon lie (the count then places

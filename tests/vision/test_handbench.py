@@ -225,3 +225,27 @@ def test_simulated_players_answer_what_the_read_truly_shows():
     old = Reader((400.0, 100.0))                         # no places: the first choice lying in the pile
     taps(old, SLOVENIAN, {}, truth)
     assert [a.card for a in old.said] == ["T2"]
+
+
+def test_the_reader_s_pile_counts_are_checked_against_the_cards_no_read_truly_shows():
+    """A pile that counts a covered card (a read sure a card lies under it) but lacks none, and a pile that lacks
+    one but counts none: the diagnostic says so per pile, and the summary adds them up per deck."""
+    from models.handbench import pile_counts
+    from vision.hand import HandSettings, PileRead, Sighting
+
+    def read(card, x, covered=0.0):
+        return Sighting((x, 100.0), (0.0, -1.0), 60.0, ((card, 0.99), ("none", 0.01)), 0, 0.9, covered=covered)
+
+    truth = {"piles": {"declarer": ["T2", "T3"], "defenders": ["T4", "T5"]},
+             "index": {"declarer": [["T2", 1.0, _box(100, 100)], ["T3", 1.0, _box(200, 100)]],
+                       "defenders": [["T4", 1.0, _box(100, 100)], ["T5", 0.1, _box(200, 100)]]}}
+    piles = {"declarer": PileRead((640, 480), [read("T2", 100.0, covered=0.99), read("T3", 200.0)]),
+             "defenders": PileRead((640, 480), [read("T4", 100.0)])}
+    counts = pile_counts(piles, truth, HandSettings())
+    assert counts == {"declarer": [1, 0], "defenders": [0, 1]}
+    row = {"deck": 54, "hidden": 1, "counts": counts, "both": {
+        "settled": False, "right": True, "questions": 1, "idle_questions": 0, "exact": True, "unsure": 0,
+        "kinds": ["which_pile"]}}
+    assert summarise([row])["54-card pile counts"] == {
+        "piles": 2, "counting_a_card": 1, "counting_more_than_lost": 1, "counting_a_card_none_lost": 1,
+        "counting_fewer_than_lost": 1}
