@@ -278,7 +278,8 @@ def taps(reader, game, piles, truth_piles: dict[str, list[str]], rest: str | Non
 
     places: side -> where each index lies in its photo (the truth's `index`): a "which card" question is then
     answered with the card the read truly shows, "no card" where it shows none or shows a card the players
-    named for another read already (its index seen twice); a card not offered is named from the whole deck
+    named for another read already, or that another read takes rightly for its likeliest (its index seen twice,
+    or its other index); a card not offered is named from the whole deck
     ("None of these: it is ...", two taps; `named` counts them). Without them (hands cached before the truth
     said), the players answer with the first choice lying in that pile.
 
@@ -318,8 +319,11 @@ def taps(reader, game, piles, truth_piles: dict[str, list[str]], rest: str | Non
             answers.append(Answer("pile_size", q.side, size))
         elif places.get(q.side) is not None and q.where is not None:
             card = card_at(places[q.side], q.where) or NOT_A_CARD
-            if any(a.kind == "which_card" and a.side == q.side and a.card == card != NOT_A_CARD for a in answers):
-                card = NOT_A_CARD       # the card the players named for another read, seen again
+            if card != NOT_A_CARD and (
+                    any(a.kind == "which_card" and a.side == q.side and a.card == card for a in answers)
+                    or any(k != q.sighting and s.likely[0][0] == card and card_at(places[q.side], s.centre) == card
+                           for k, s in enumerate(piles[q.side].sightings if q.side in piles else ()))):
+                card = NOT_A_CARD       # a card the players named, or another read shows rightly, seen again
             if card not in q.choices:   # not offered: picked from the whole deck
                 named += 1
                 n += 1
@@ -552,9 +556,9 @@ def main(argv: list[str] | None = None) -> int:
         piles = {s: _pile(reader, photos[s], game, args.cache / f"{i:04d}-{s}.{rec.name}.pile.json"
                           if args.reuse_reads else None) for s in SIDES}
         both = reader.decode(game, piles)
+        row["ms"] = (time.perf_counter() - t) * 1000
         if truth.get("index"):
             row["counts"] = pile_counts(piles, truth, reader.settings)
-        row["ms"] = (time.perf_counter() - t) * 1000
         readable = readable_piles(truth) if args.bound else None
         # Two photos; the same with the players saying how the tricks and the Talon lie (the count then places
         # a card no photo shows); the Declarer's photo alone with the rest theirs.

@@ -222,6 +222,14 @@ def test_simulated_players_answer_what_the_read_truly_shows():
     twice = Reader((100.0, 100.0), (102.0, 100.0))       # two reads on the II's index
     taps(twice, SLOVENIAN, {}, truth, places=places)
     assert [a.card for a in twice.said] == ["T2", "none"]
+    # read 0 is asked about; read 1, sure and right, shows the III too: read 0 is the III seen again
+    from vision.hand import PileRead, Sighting
+    shown = {"declarer": PileRead((640, 480), [Sighting.named("T2", 0, (204.0, 100.0)),
+                                               Sighting.named("T3", 0, (200.0, 100.0))])}
+    again = Reader((204.0, 100.0))
+    again.where = ((204.0, 100.0),)
+    taps(again, SLOVENIAN, shown, truth, places=places)
+    assert [a.card for a in again.said] == ["none"]
     old = Reader((400.0, 100.0))                         # no places: the first choice lying in the pile
     taps(old, SLOVENIAN, {}, truth)
     assert [a.card for a in old.said] == ["T2"]
