@@ -92,7 +92,7 @@ def hand_photos(seed: int, i: int, deck: Deck, size: tuple[int, int] | None = No
         truth.setdefault("visible", {})[side] = {
             c: round(max(lab["visible"] for lab in labels if lab["card"] == c), 3) for c in truth["piles"][side]}
         # labels come in drawing order (two per card), the topmost last
-        truth.setdefault("index", {})[side] = [_place(lab["card"], lab["visible"], lab["quad"]) for lab in labels]
+        truth.setdefault("index", {})[side] = _label_places(labels)
     return truth, photos
 
 
@@ -101,12 +101,18 @@ def _place(card: str, visible: float, quad) -> list:
     return [card, round(float(visible), 3), [[round(float(x), 1), round(float(y), 1)] for x, y in quad]]
 
 
+def _label_places(labels: list[dict]) -> list:
+    """The training generator's labels (`models.synth.render`, drawing order) as a truth's index places."""
+    return [_place(lab["card"], lab["visible"], lab["quad"]) for lab in labels]
+
+
 def card_at(places: list, centre) -> str | None:
     """The card whose index a read at `centre` (photo px) shows, from a hand's truth (`index`, drawing order):
     the topmost index showing at all whose box, grown a tenth, holds the point; None where no index is."""
     for card, visible, quad in reversed(places):
         q = np.asarray(quad, np.float32)
-        grown = q.mean(0) + 1.1 * (q - q.mean(0))
+        mid = q.mean(0)
+        grown = mid + 1.1 * (q - mid)
         if visible > 0.0 and cv2.pointPolygonTest(grown, (float(centre[0]), float(centre[1])), False) >= 0:
             return card
     return None
@@ -356,7 +362,7 @@ def retake_photo(seed: int, i: int, side: str, truth: dict, faces: Path | None =
     drawn = PHOTO_SIZES[rng.integers(len(PHOTO_SIZES))]
     scene = random_scene(rng, size=drawn, cards=[deck.ids.index(c) for c in cards], n_piles=1)
     image, labels = render(scene, deck, 1.0)
-    return image, [_place(lab["card"], lab["visible"], lab["quad"]) for lab in labels]
+    return image, _label_places(labels)
 
 
 def pile_counts(piles, truth: dict, settings) -> dict[str, list[int]]:

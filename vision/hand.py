@@ -235,7 +235,10 @@ class PileRead:
     def covers(self, st: HandSettings) -> list[tuple[float, float, float]]:
         """Each read at least `cover_card` sure a covered card lies beside it (its centre and that chance); none
         in a fan (`fanned`), whose stacked edges the covered-card model takes for covered cards."""
-        if st.cover_card is None or (self.fanned(st) and not st.fan_covers):
+        return self._covers(st, self.fanned(st))
+
+    def _covers(self, st: HandSettings, fanned: bool) -> list[tuple[float, float, float]]:
+        if st.cover_card is None or (fanned and not st.fan_covers):
             return []
         return [(*s.centre, s.covered) for s in self.sightings if s.covered >= st.cover_card]
 
@@ -258,8 +261,9 @@ class PileRead:
         index's centre, and a hidden card's peak may lie closer to a read than that read's own); a peak left
         over that is `sliver_card` strong and `sliver_apart` index heights from a stronger one is a card. So is
         each read at least `cover_card` sure a covered card lies beside it (`covers`)."""
-        beside = self.covers(st)
-        if st.fan_gap and not st.fan_covers and self.fanned(st):
+        fanned = self.fanned(st)
+        beside = self._covers(st, fanned)
+        if st.fan_gap and not st.fan_covers and fanned:
             # an open gap, or one a second look read as likelier no card than any card
             spots = [(*g.centre, g.chance) for g in self.gaps] + [
                 (*s.centre, s.p(NOT_A_CARD)) for s in self.sightings if s.relook and s.likely[0][0] == NOT_A_CARD]

@@ -1260,6 +1260,7 @@ def test_a_fan_s_unread_gap_keeps_a_spread_s_covers_from_placing_its_card():
     old = _Decoder(game, piles, None, [], HandSettings(fan_gap=False)).run()
     assert old.settled and "SK" in old.sides["defenders"].ids() and "SK" in truth["declarer"]
 
+
 def test_a_fan_s_gap_a_second_look_read_as_likelier_no_card_still_counts():
     """The independent renderer's hand 24 (seed 95000) read by the printings release with the close second look:
     the Declarer's fan's gap, open before, is read likelier no card than the T5 that lies there, so no open gap
@@ -1277,6 +1278,7 @@ def test_a_fan_s_gap_a_second_look_read_as_likelier_no_card_still_counts():
     old = _Decoder(game, piles, None, [], HandSettings(fan_gap=False)).run()
     assert old.settled and "CK" in old.sides["defenders"].ids() and "CK" in truth["declarer"]
 
+
 def test_a_read_sure_it_is_a_card_if_not_which_is_not_asked_whether_it_is_one():
     """A fresh independent hand (seed 97000, hand 3): a partly covered Tarock's read spread over five Taroks, none
     above 0.25, and gave no card nothing; weighed as a read unsure of every card (no card up to 200 to 1), it was
@@ -1290,6 +1292,7 @@ def test_a_read_sure_it_is_a_card_if_not_which_is_not_asked_whether_it_is_one():
     old = _Decoder(game, piles, None, [], HandSettings(none_doubt=0.0)).run()
     assert [(q.kind, q.choices) for q in old.questions] == [("which_card", ("T3", "none"))]
     assert old.questions[0].side == "defenders"
+
 
 def test_a_fan_with_a_gap_no_second_look_read_holds_a_card_no_read_shows():
     """A fresh independent hand (seed 97000, hand 12): the Declarer's fan shows a gap in its run that a second look
