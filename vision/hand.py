@@ -130,6 +130,16 @@ class HandSettings:
     #                                 (a fresh independent hand settled wrong by four covers under glare; report
     #                                 hands: settled and right 119, 136 -> 118, 135 generated, the same
     #                                 independent; that fresh set 38 -> 37 with two photos); None: always capped
+    fan_spare: bool = True          # ... but where the other pile is a fan that counts no card, one of the lost
+    #                                 cards may lie there (a fan hides a card without a gap: such fans lacked a
+    #                                 card in 2 of 33 piles of ten caches, a spread 2 of 79, and one settled a fresh
+    #                                 independent hand wrong, seed 103000 hand 67: its Pagat)
+    lone_cover: bool = True         # a hand settled where a pile counts one covered card and nothing else is read
+    #                                 again without that count, and its questions are put when that leaves other
+    #                                 scores: a spread's one cover lacked nothing in 45 of 120 such piles, and
+    #                                 settled two fresh independent hands wrong (seed 102000 hands 69 and 72);
+    #                                 not where the players said how the tricks lie (the count of whole tricks
+    #                                 then refuses a false cover's card where it would move the score)
     count_fix: bool = True          # told how the tricks lie, another reading that leaves no count the tricks
     #                                 allow costs the cheapest change of one more read that mends it (dev hands
     #                                 with the Talon said: settled and right 31, 14 -> 32, 14 generated, 19, 7 ->
@@ -869,6 +879,8 @@ class _Decoder:
         # cards a pile shows only as slivers or covered: its lost cards are at least that many (once the players
         # have answered, it no longer settles a hand alone: `_unconfirmed`)
         self.least = {side: len(piles[side].hidden(st)) for side in SIDES if side in piles}
+        # the piles whose count is one covered card alone (`_lone_cover`)
+        self.lone = {side for side, n in self.least.items() if n == 1 and len(piles[side].covers(st)) == 1}
         self._fact_cache: dict = {}
         self._placed_facts: dict = {}   # (the world's piles, a placement of the lost cards) -> facts
         self._group_cache: dict = {}    # a group's solves, shared with the copies told one more answer
@@ -1136,12 +1148,20 @@ class _Decoder:
                 # stands elsewhere (`_elsewhere` weighs that read). Capped, unless the two piles' counts together
                 # still want too many; a pile counting far more is dropped (`cover_over`).
                 over = self.st.cover_over
-                capped = {side: min(n, len(out[0])) if over is None or n <= over * len(out[0]) + 1 else 0
-                          for side, n in need.items()}
-                need = capped if sum(capped.values()) <= len(out[0]) else need
+                lost = len(out[0])
+                capped = {side: min(n, lost - self._spare(side, n, lost)) if over is None or n <= over * lost + 1
+                          else 0 for side, n in need.items()}
+                need = capped if sum(capped.values()) <= lost else need
             out = [p for p in out if all(sum(1 for s in p.values() if s == side) >= n
                                          for side, n in need.items())] or out
         return out
+
+    def _spare(self, side: str, n: int, lost: int) -> int:
+        """One lost card a pile counting more than are lost leaves free, where the other pile is a fan that
+        counts none (`fan_spare`); else 0."""
+        o = _other(side)
+        return int(self.st.fan_spare and n > lost and o in self.piles and self.least.get(o, 0) == 0
+                   and self.piles[o].fanned(self.st))
 
     def _fitting(self, world: dict[int, str], placements: list[dict[str, str]], allowed: frozenset[int]
                  ) -> list[dict[str, str]]:
@@ -1329,6 +1349,8 @@ class _Decoder:
         questions += self._count_check(world, questions)
         if len(every) == 1 and self.answers and self.check:
             questions = self._unconfirmed(questions)
+        elif len(every) == 1 and self.check and st.lone_cover and self.lone and self.sizes is None:
+            questions = self._lone_cover(questions, frozenset(every), world, placements)
         # a copy told one more answer is asked only which scores it leaves open: its cards are not listed
         sides = self._sides(world, placements[0], set(alternatives) | set(elsewhere)) if self.check else {}
         return HandRead(self.game.id, sides, questions, self.rest, frozenset(every))
@@ -1344,6 +1366,22 @@ class _Decoder:
         free.least = dict.fromkeys(self.least, 0)
         h = free.run()
         return h.questions if len(h.outcomes) > 1 and h.questions else questions
+
+    def _lone_cover(self, questions: list[Question], outcomes: frozenset, world: dict[int, str],
+                    placements: list[dict[str, str]]) -> list[Question]:
+        """A hand settled where a pile counts one covered card and nothing else is read again without that count
+        (the covered-card model's one cover in a spread lacked nothing in a third of such piles): when that
+        leaves other scores, its questions are put (or, where it settles otherwise, the Declarer's count)."""
+        free = copy.copy(self)
+        free.least = {side: 0 if side in self.lone else n for side, n in self.least.items()}
+        free.lone = set()
+        h = free.run()
+        if h.outcomes == outcomes:
+            return questions
+        if h.questions:
+            return h.questions
+        size = free._size_question(world, free._placements(world), {})
+        return [size] if size is not None else questions
 
     def _elsewhere(self, world: dict[int, str], total: float, base_set: frozenset, budget: _Budget
                    ) -> dict[int, frozenset]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -63,17 +64,24 @@ def test_the_covered_chance_round_trips_through_json_and_older_reads_have_none()
 
 @pytest.mark.parametrize("seed", range(3))
 def test_a_covered_card_places_the_lost_card_in_its_pile(seed):
+    """A covered card counted where one card is lost places it; a pile's one cover alone is not trusted to
+    settle the hand (`lone_cover`), two are."""
     dec, dfn = split(26, seed)
     dfn, dec = [c for c in dfn if c != "T1"], [c for c in dec if c != "T1"]
     plain = _Decoder(SLOVENIAN, {"declarer": pile(dec), "defenders": pile(dfn)}, None, (), ST).run()
     assert [q.card for q in plain.questions] == ["T1"]
-    hand = _Decoder(SLOVENIAN, {"declarer": pile(dec, {3: 0.99}), "defenders": pile(dfn)}, None, (), ST).run()
+    trusting = replace(ST, lone_cover=False)
+    hand = _Decoder(SLOVENIAN, {"declarer": pile(dec, {3: 0.99}), "defenders": pile(dfn)}, None, (), trusting).run()
     assert hand.questions == [] and "T1" in hand.sides["declarer"].ids()
-    other = _Decoder(SLOVENIAN, {"declarer": pile(dec), "defenders": pile(dfn, {5: 0.99})}, None, (), ST).run()
+    other = _Decoder(SLOVENIAN, {"declarer": pile(dec), "defenders": pile(dfn, {5: 0.99})}, None, (), trusting).run()
     assert other.questions == [] and "T1" in other.sides["defenders"].ids()
+    lone = _Decoder(SLOVENIAN, {"declarer": pile(dec, {3: 0.99}), "defenders": pile(dfn)}, None, (), ST).run()
+    assert [q.card for q in lone.questions] == ["T1"]
+    two = _Decoder(SLOVENIAN, {"declarer": pile(dec, {3: 0.99, 9: 0.99}), "defenders": pile(dfn)}, None, (), ST).run()
+    assert two.questions == [] and "T1" in two.sides["declarer"].ids()
     # not sure enough: still asked
     unsure = _Decoder(SLOVENIAN, {"declarer": pile(dec, {3: ST.cover_card - 0.05}), "defenders": pile(dfn)}, None,
-                      (), ST).run()
+                      (), trusting).run()
     assert [q.card for q in unsure.questions] == ["T1"]
 
 

@@ -1240,8 +1240,10 @@ def test_a_fan_s_covers_do_not_settle_where_a_lost_card_lies():
     assert ("which_pile", "S10") in [(q.kind, q.card) for q in hand.questions]
     right = _answered_truly(game, piles, None, truth, [], settings=HandSettings())
     assert [right.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
-    old = _Decoder(game, piles, None, [], HandSettings(fan_covers=True)).run()
+    old = _Decoder(game, piles, None, [], HandSettings(fan_covers=True, lone_cover=False)).run()
     assert old.settled and "S10" in old.sides["declarer"].ids()
+    # the fan's one cover alone: read again without it, the S10's pile is open (`lone_cover`)
+    assert not _Decoder(game, piles, None, [], HandSettings(fan_covers=True)).run().settled
 
 
 def test_a_fan_s_unread_gap_keeps_a_spread_s_covers_from_placing_its_card():
@@ -1257,8 +1259,11 @@ def test_a_fan_s_unread_gap_keeps_a_spread_s_covers_from_placing_its_card():
     assert ("which_pile", "SK") in [(q.kind, q.card) for q in hand.questions]
     right = _answered_truly(game, piles, None, truth, [], settings=st_)
     assert [right.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
-    old = _Decoder(game, piles, None, [], HandSettings(fan_gap=False)).run()
+    old = _Decoder(game, piles, None, [], HandSettings(fan_gap=False, fan_spare=False)).run()
     assert old.settled and "SK" in old.sides["defenders"].ids() and "SK" in truth["declarer"]
+    # without the gap's count, the fan counts none: one lost card stays free of the spread's covers (`fan_spare`)
+    assert ("which_pile", "SK") in [(q.kind, q.card) for q in
+                                    _Decoder(game, piles, None, [], HandSettings(fan_gap=False)).run().questions]
 
 
 def test_a_fan_s_gap_a_second_look_read_as_likelier_no_card_still_counts():
@@ -1275,8 +1280,52 @@ def test_a_fan_s_gap_a_second_look_read_as_likelier_no_card_still_counts():
     assert not hand.settled
     right = _answered_truly(game, piles, None, truth, [], settings=st_)
     assert [right.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
-    old = _Decoder(game, piles, None, [], HandSettings(fan_gap=False)).run()
+    old = _Decoder(game, piles, None, [], HandSettings(fan_gap=False, lone_cover=False)).run()
     assert old.settled and "CK" in old.sides["defenders"].ids() and "CK" in truth["declarer"]
+    # the Defenders' one cover alone: read again without it, the CK's pile is open (`lone_cover`)
+    assert not _Decoder(game, piles, None, [], HandSettings(fan_gap=False)).run().settled
+
+
+@pytest.mark.parametrize("name", ["lone_cover", "lone_cover_42"])
+def test_a_pile_s_one_covered_card_alone_does_not_settle_where_the_lost_cards_lie(name):
+    """Two fresh independent hands (seed 102000, hands 69 and 72, drawn before session 33's rules were chosen):
+    every card of the Defenders' pile read, one read sure a covered card lies beside it where none does; the
+    Declarer's lost cards, split by that count, settled both hands wrong. Read again without a pile's lone cover,
+    the lost cards' piles are open: asked, and the truthful answers settle the hands right. Told how the tricks
+    lie, the count of whole tricks settles both rightly (the lone cover is not asked about then)."""
+    game, piles, sizes, truth = _fixture(name, told=False)
+    st_ = HandSettings()
+    assert len(piles["defenders"].sightings) == len(truth["defenders"])
+    assert len(piles["defenders"].hidden(st_)) == len(piles["defenders"].covers(st_)) == 1
+    old = _Decoder(game, piles, None, [], HandSettings(lone_cover=False)).run()
+    assert old.settled and [old.sides[s].card_points for s in SIDES] != [game.count(truth[s]) for s in SIDES]
+    hand = _Decoder(game, piles, None, [], st_).run()
+    assert not hand.settled and hand.questions
+    right = _answered_truly(game, piles, None, truth, [], settings=st_)
+    assert [right.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
+    _, _, sizes, _ = _fixture(name)
+    told = _Decoder(game, piles, None, [], st_, sizes=sizes).run()
+    assert told.settled and [told.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
+
+
+def test_a_fan_that_counts_no_card_may_still_hold_a_lost_one():
+    """A fresh independent hand (seed 103000, hand 67, drawn before session 33's rules were chosen): the
+    Declarer's spread counts five covered cards where two lie lost; the Defenders' fan hides its Pagat with no gap
+    in its run. A pile counting more than are lost holds them all (`count_cap`): the Pagat went to the Declarer,
+    settled wrong. Beside a fan that counts none, one lost card stays free: the Pagat's pile is asked, and the
+    truthful answer settles the hand right."""
+    game, piles, _, truth = _fixture("fan_spare", told=False)
+    st_ = HandSettings()
+    fan, spread = piles["defenders"], piles["declarer"]
+    assert fan.fanned(st_) and not fan.hidden(st_) and "T1" in truth["defenders"]
+    assert len(spread.hidden(st_)) == 5
+    old = _Decoder(game, piles, None, [], HandSettings(fan_spare=False)).run()
+    assert old.settled and "T1" in old.sides["declarer"].ids()
+    hand = _Decoder(game, piles, None, [], st_).run()
+    assert ("which_pile", "T1") in [(q.kind, q.card) for q in hand.questions]
+    right = _answered_truly(game, piles, None, truth, [], settings=st_)
+    assert [right.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
+    assert "T1" in right.sides["defenders"].ids()
 
 
 def test_a_read_sure_it_is_a_card_if_not_which_is_not_asked_whether_it_is_one():
