@@ -1347,41 +1347,44 @@ class _Decoder:
             questions = []  # a new photo, not a tap that alone changes nothing (the request says why)
         questions = spreads + questions
         questions += self._count_check(world, questions)
+        outcomes = frozenset(every)
         if len(every) == 1 and self.answers and self.check:
-            questions = self._unconfirmed(questions)
+            questions, outcomes = self._unconfirmed(questions, outcomes)
         elif len(every) == 1 and self.check and st.lone_cover and self.lone and self.sizes is None:
-            questions = self._lone_cover(questions, frozenset(every), world, placements)
+            questions, outcomes = self._lone_cover(questions, outcomes, world)
         # a copy told one more answer is asked only which scores it leaves open: its cards are not listed
         sides = self._sides(world, placements[0], set(alternatives) | set(elsewhere)) if self.check else {}
-        return HandRead(self.game.id, sides, questions, self.rest, frozenset(every))
+        return HandRead(self.game.id, sides, questions, self.rest, outcomes)
 
-    def _unconfirmed(self, questions: list[Question]) -> list[Question]:
+    def _unconfirmed(self, questions: list[Question], outcomes: frozenset) -> tuple[list[Question], frozenset]:
         """A hand the covered count settles once the players have answered is read again without the count:
         when that leaves other scores, its questions are put. A count one too many, with the players' true
         answers, could leave one wrong placement alone; asked, their answer confirms the count or overrules it.
-        (Kept through the answers, so that each question is weighed as its answer will be read.)"""
+        (Kept through the answers, so that each question is weighed as its answer will be read.) The scores
+        still possible are then those of the reading without the count."""
         if not any(self.least.values()):
-            return questions
+            return questions, outcomes
         free = copy.copy(self)
         free.least = dict.fromkeys(self.least, 0)
         h = free.run()
-        return h.questions if len(h.outcomes) > 1 and h.questions else questions
+        return (h.questions, outcomes | h.outcomes) if len(h.outcomes) > 1 and h.questions else (questions, outcomes)
 
-    def _lone_cover(self, questions: list[Question], outcomes: frozenset, world: dict[int, str],
-                    placements: list[dict[str, str]]) -> list[Question]:
+    def _lone_cover(self, questions: list[Question], outcomes: frozenset, world: dict[int, str]
+                    ) -> tuple[list[Question], frozenset]:
         """A hand settled where a pile counts one covered card and nothing else is read again without that count
         (the covered-card model's one cover in a spread lacked nothing in a third of such piles): when that
-        leaves other scores, its questions are put (or, where it settles otherwise, the Declarer's count)."""
+        leaves other scores, its questions are put (or, where it settles otherwise, the Declarer's count), and the
+        scores still possible are those of both readings."""
         free = copy.copy(self)
         free.least = {side: 0 if side in self.lone else n for side, n in self.least.items()}
         free.lone = set()
         h = free.run()
         if h.outcomes == outcomes:
-            return questions
+            return questions, outcomes
         if h.questions:
-            return h.questions
+            return h.questions, outcomes | h.outcomes
         size = free._size_question(world, free._placements(world), {})
-        return [size] if size is not None else questions
+        return ([size], outcomes | h.outcomes) if size is not None else (questions, outcomes)
 
     def _elsewhere(self, world: dict[int, str], total: float, base_set: frozenset, budget: _Budget
                    ) -> dict[int, frozenset]:
