@@ -881,6 +881,10 @@ class _Decoder:
         self.least = {side: len(piles[side].hidden(st)) for side in SIDES if side in piles}
         # the piles whose count is one covered card alone (`_lone_cover`)
         self.lone = {side for side, n in self.least.items() if n == 1 and len(piles[side].covers(st)) == 1}
+        if self.answers and self.lone and check and st.lone_cover and sizes is None and len(
+                _Decoder(game, piles, rest, (), st, False, sizes=sizes).run().outcomes) == 1:
+            # a hand the lone cover settled asks what its reading without it asks: answered, it is read so
+            self.least.update(dict.fromkeys(self.lone, 0))
         self._fact_cache: dict = {}
         self._placed_facts: dict = {}   # (the world's piles, a placement of the lost cards) -> facts
         self._group_cache: dict = {}    # a group's solves, shared with the copies told one more answer
@@ -1349,42 +1353,46 @@ class _Decoder:
         questions += self._count_check(world, questions)
         outcomes = frozenset(every)
         if len(every) == 1 and self.answers and self.check:
-            questions, outcomes = self._unconfirmed(questions, outcomes)
+            questions = self._unconfirmed(questions)
         elif len(every) == 1 and self.check and st.lone_cover and self.lone and self.sizes is None:
             questions, outcomes = self._lone_cover(questions, outcomes, world)
         # a copy told one more answer is asked only which scores it leaves open: its cards are not listed
         sides = self._sides(world, placements[0], set(alternatives) | set(elsewhere)) if self.check else {}
         return HandRead(self.game.id, sides, questions, self.rest, outcomes)
 
-    def _unconfirmed(self, questions: list[Question], outcomes: frozenset) -> tuple[list[Question], frozenset]:
+    def _unconfirmed(self, questions: list[Question]) -> list[Question]:
         """A hand the covered count settles once the players have answered is read again without the count:
         when that leaves other scores, its questions are put. A count one too many, with the players' true
         answers, could leave one wrong placement alone; asked, their answer confirms the count or overrules it.
-        (Kept through the answers, so that each question is weighed as its answer will be read.) The scores
-        still possible are then those of the reading without the count."""
+        (Kept through the answers, so that each question is weighed as its answer will be read.)"""
         if not any(self.least.values()):
-            return questions, outcomes
+            return questions
         free = copy.copy(self)
         free.least = dict.fromkeys(self.least, 0)
         h = free.run()
-        return (h.questions, outcomes | h.outcomes) if len(h.outcomes) > 1 and h.questions else (questions, outcomes)
+        return h.questions if len(h.outcomes) > 1 and h.questions else questions
 
     def _lone_cover(self, questions: list[Question], outcomes: frozenset, world: dict[int, str]
                     ) -> tuple[list[Question], frozenset]:
         """A hand settled where a pile counts one covered card and nothing else is read again without that count
         (the covered-card model's one cover in a spread lacked nothing in a third of such piles): when that
-        leaves other scores, its questions are put (or, where it settles otherwise, the Declarer's count), and the
-        scores still possible are those of both readings."""
+        leaves other scores, its questions are put (or the count of a pile, where the first of them matters only
+        together with another), and the scores still possible are those of both readings. Answered, the hand is
+        read without the lone cover (`__init__`), as its questions were chosen."""
         free = copy.copy(self)
         free.least = {side: 0 if side in self.lone else n for side, n in self.least.items()}
         free.lone = set()
         h = free.run()
         if h.outcomes == outcomes:
             return questions, outcomes
-        if h.questions:
+        first = next((q for q in h.questions if q.kind != "respread"), None)
+        if h.questions and (first is None or free._narrows(first)):
             return h.questions, outcomes | h.outcomes
+        # its first question matters only together with another (or it settles otherwise): the count instead
         size = free._size_question(world, free._placements(world), {})
-        return ([size], outcomes | h.outcomes) if size is not None else (questions, outcomes)
+        if size is not None and free._narrows(size):
+            return [size], outcomes | h.outcomes
+        return (h.questions or questions), outcomes | h.outcomes
 
     def _elsewhere(self, world: dict[int, str], total: float, base_set: frozenset, budget: _Budget
                    ) -> dict[int, frozenset]:

@@ -1300,7 +1300,11 @@ def test_a_pile_s_one_covered_card_alone_does_not_settle_where_the_lost_cards_li
     old = _Decoder(game, piles, None, [], HandSettings(lone_cover=False)).run()
     assert old.settled and [old.sides[s].card_points for s in SIDES] != [game.count(truth[s]) for s in SIDES]
     hand = _Decoder(game, piles, None, [], st_).run()
-    assert not hand.settled and hand.questions
+    assert not hand.settled and hand.questions and len(hand.outcomes) > 1
+    # each question's answers, read as the hand will read them (without the lone cover), leave other scores
+    for q in hand.questions:
+        if q.answers():
+            assert len({_Decoder(game, piles, None, [a], st_).run().outcomes for a in q.answers()}) > 1
     right = _answered_truly(game, piles, None, truth, [], settings=st_)
     assert [right.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
     _, _, sizes, _ = _fixture(name)
