@@ -137,9 +137,12 @@ class HandSettings:
     lone_cover: bool = True         # a hand settled where a pile counts one covered card and nothing else is read
     #                                 again without that count, and its questions are put when that leaves other
     #                                 scores: a spread's one cover lacked nothing in 45 of 120 such piles, and
-    #                                 settled two fresh independent hands wrong (seed 102000 hands 69 and 72);
-    #                                 not where the players said how the tricks lie (the count of whole tricks
-    #                                 then refuses a false cover's card where it would move the score)
+    #                                 settled three fresh independent hands wrong (seed 102000 hands 69 and 72,
+    #                                 seed 103000 hand 14); not where the players said how the tricks lie (the
+    #                                 count of whole tricks then refuses a false cover's card where it would move
+    #                                 the score; none of 1,000 cached hands settled wrong so). Ten caches, two
+    #                                 photos / Talon said: 584 / 734 settled and right, 4 wrong -> 547 / 733, none
+    #                                 wrong with `fan_spare`
     count_fix: bool = True          # told how the tricks lie, another reading that leaves no count the tricks
     #                                 allow costs the cheapest change of one more read that mends it (dev hands
     #                                 with the Talon said: settled and right 31, 14 -> 32, 14 generated, 19, 7 ->
@@ -1392,7 +1395,12 @@ class _Decoder:
         size = free._size_question(world, free._placements(world), {})
         if size is not None and free._narrows(size):
             return [size], outcomes | h.outcomes
-        return (h.questions or questions), outcomes | h.outcomes
+        if h.questions:
+            return h.questions, outcomes | h.outcomes
+        # it settles otherwise, and no count tells the two apart: where each lost card lies
+        asked = [Question("which_pile", None, SIDES, f"The {_name(c)} was not found: which pile is it in?", card=c)
+                 for c in free._loose(world)[0]]
+        return asked or questions, outcomes | h.outcomes
 
     def _elsewhere(self, world: dict[int, str], total: float, base_set: frozenset, budget: _Budget
                    ) -> dict[int, frozenset]:
