@@ -882,8 +882,10 @@ class _Decoder:
         # cards a pile shows only as slivers or covered: its lost cards are at least that many (once the players
         # have answered, it no longer settles a hand alone: `_unconfirmed`)
         self.least = {side: len(piles[side].hidden(st)) for side in SIDES if side in piles}
+        self.fans = {side for side in piles if piles[side].fanned(st)}
         # the piles whose count is one covered card alone (`_lone_cover`)
-        self.lone = {side for side, n in self.least.items() if n == 1 and len(piles[side].covers(st)) == 1}
+        self.lone = {side for side, n in self.least.items()
+                     if n == 1 and len(piles[side]._covers(st, side in self.fans)) == 1}
         if self.answers and self.lone and check and st.lone_cover and sizes is None and len(
                 _Decoder(game, piles, rest, (), st, False, sizes=sizes).run().outcomes) == 1:
             # a hand the lone cover settled asks what its reading without it asks: answered, it is read so
@@ -1167,8 +1169,7 @@ class _Decoder:
         """One lost card a pile counting more than are lost leaves free, where the other pile is a fan that
         counts none (`fan_spare`); else 0."""
         o = _other(side)
-        return int(self.st.fan_spare and n > lost and o in self.piles and self.least.get(o, 0) == 0
-                   and self.piles[o].fanned(self.st))
+        return int(self.st.fan_spare and n > lost and o in self.fans and self.least[o] == 0)
 
     def _fitting(self, world: dict[int, str], placements: list[dict[str, str]], allowed: frozenset[int]
                  ) -> list[dict[str, str]]:
@@ -1296,8 +1297,7 @@ class _Decoder:
                 if c in shown or c in self.placed or self.rest:
                     continue
                 if self._pile_matters(world, placements, c, counted):
-                    questions.append(Question("which_pile", None, SIDES,
-                                              f"The {_name(c)} was not found: which pile is it in?", card=c))
+                    questions.append(_which_pile(c))
             for i, alts in alternatives.items():
                 differ = [c for c, f in alts if f != base_set]
                 if differ:
@@ -1395,11 +1395,8 @@ class _Decoder:
         size = free._size_question(world, free._placements(world), {})
         if size is not None and free._narrows(size):
             return [size], outcomes | h.outcomes
-        if h.questions:
-            return h.questions, outcomes | h.outcomes
-        # it settles otherwise, and no count tells the two apart: where each lost card lies
-        asked = [Question("which_pile", None, SIDES, f"The {_name(c)} was not found: which pile is it in?", card=c)
-                 for c in free._loose(world)[0]]
+        # its questions, or where it settles otherwise and no count tells the two apart, where each lost card lies
+        asked = h.questions or [_which_pile(c) for c in free._loose(world)[0]]
         return asked or questions, outcomes | h.outcomes
 
     def _elsewhere(self, world: dict[int, str], total: float, base_set: frozenset, budget: _Budget
@@ -1542,8 +1539,7 @@ class _Decoder:
         alone: where the first lost card lies, else the first doubt."""
         open_, _ = self._loose(world)
         if open_:
-            c = open_[0]
-            return [Question("which_pile", None, SIDES, f"The {_name(c)} was not found: which pile is it in?", card=c)]
+            return [_which_pile(open_[0])]
         return quiet[:1]
 
     def _pile_matters(self, world: dict[int, str], placements: list[dict[str, str]], c: str, counted: bool) -> bool:
@@ -1747,6 +1743,12 @@ def _not_implied(questions: list[Question], after: Mapping[tuple, list[HandRead]
 
 def _other(side: str) -> str:
     return SIDES[1 - SIDES.index(side)]
+
+
+def _which_pile(card_id: str) -> Question:
+    """Where a lost card lies: one tap."""
+    return Question("which_pile", None, SIDES, f"The {_name(card_id)} was not found: which pile is it in?",
+                    card=card_id)
 
 
 def _name(card_id: str) -> str:
