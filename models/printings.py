@@ -45,6 +45,17 @@ TRAIN_TTF = ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSans-ExtraLight.ttf
              "DejaVuSansMono-Oblique.ttf", "DejaVuSansMono-BoldOblique.ttf")
 HOLDOUT_TTF = ("DejaVuSerif.ttf", "DejaVuSerif-Bold.ttf", "DejaVuSerif-Italic.ttf", "DejaVuSerifCondensed.ttf",
                "DejaVuSerifCondensed-Bold.ttf", "DejaVuSerifCondensed-BoldItalic.ttf")
+# More families for training printings from seed WIDE_FROM on (older seeds draw as before): the font packages of
+# the train extra (PyPI, SIL OFL / Apache), named "package:file". Roboto, Source Sans, Hanken Grotesk (sans),
+# Source Serif (serif). Caladea (serif) is held out, drawn by held-out printings from seed WIDE_FROM on.
+WIDE_FROM = 200
+MORE_TTF = tuple(f"font_roboto:Roboto-{w}.ttf" for w in (
+    "Regular", "Bold", "Light", "Medium", "Black", "Italic", "BoldItalic", "Thin")) + tuple(
+    f"font_source_sans_pro:SourceSansPro-{w}.ttf" for w in ("Regular", "Bold", "Semibold", "Light", "It", "Black")) + tuple(
+    f"font_hanken_grotesk:HankenGrotesk-{w}.otf" for w in ("Regular", "Bold", "SemiBold", "Light", "Italic")) + tuple(
+    f"font_source_serif_pro:SourceSerifPro-{w}.ttf" for w in (
+        "Regular", "Bold", "Semibold", "Light", "Black", "It", "BoldIt", "SemiboldIt"))
+MORE_HOLDOUT_TTF = tuple(f"font_caladea:Caladea-{w}.ttf" for w in ("Regular", "Bold", "Italic", "BoldItalic"))
 TRAIN_PIPS = ("star5", "dot", "diamond", "star6")
 HOLDOUT_PIPS = ("star5", "ring", "square")
 TRAIN_STRIPS = ("plain", "plain", "tint", "gradient", "dots")
@@ -95,10 +106,25 @@ def _glyph_style(rng: np.random.Generator, holdout: bool, seed: int) -> dict:
     slant = float(rng.uniform(-0.12, 0.3)) if rng.random() < 0.4 else 0.0
     rounded = float(rng.uniform(0.6, 2.5)) if rng.random() < 0.35 else 0.0
     use_ttf, k = rng.random(), int(rng.integers(1 << 30))
+    wide = seed >= WIDE_FROM      # three printings in four in a TrueType face, from every family
+    faces = (HOLDOUT_TTF + MORE_HOLDOUT_TTF if wide else HOLDOUT_TTF) if holdout else (
+        TRAIN_TTF + MORE_TTF if wide else TRAIN_TTF)
+    ttf = faces[k % len(faces)] if use_ttf < (0.75 if wide else 0.5) else ""
     if holdout:   # held-out printings 1 and 2 predate the TrueType faces and stay Hershey (Triplex, Script)
-        ttf = HOLDOUT_TTF[k % len(HOLDOUT_TTF)] if use_ttf < 0.5 and seed > 2 else ""
-        return {"slant": 0.0, "rounded_px": 0.0, "ttf": ttf}
-    return {"slant": slant, "rounded_px": rounded, "ttf": TRAIN_TTF[k % len(TRAIN_TTF)] if use_ttf < 0.5 else ""}
+        return {"slant": 0.0, "rounded_px": 0.0, "ttf": ttf if seed > 2 else ""}
+    return {"slant": slant, "rounded_px": rounded, "ttf": ttf}
+
+
+def font_path(name: str) -> Path:
+    """A TrueType face's file: "package:file" from that font package's files/ folder, else under FONT_DIR."""
+    if ":" not in name:
+        return FONT_DIR / name
+    import importlib.util
+
+    package, file = name.split(":", 1)
+    spec = importlib.util.find_spec(package)
+    where = list(spec.submodule_search_locations or []) if spec else []
+    return Path(where[0] if where else "/nonexistent") / "files" / file
 
 
 # ---------------------------------------------------------------- drawing
@@ -185,7 +211,7 @@ _FONTS: dict = {}     # font path -> ImageFont, or None where it cannot be loade
 def _ttf_glyph(text: str, style: dict) -> np.ndarray | None:
     """The numeral in the printing's TrueType face, white on black, cut to its ink and scaled to the printing's
     numeral height; None where Pillow or the font file is missing (the caller draws the Hershey font)."""
-    path = FONT_DIR / style["ttf"]
+    path = font_path(style["ttf"])
     try:
         from PIL import Image, ImageDraw, ImageFont
     except ImportError:

@@ -88,6 +88,38 @@ def test_training_printings_also_slant_and_round_their_numerals_and_held_out_one
     assert len(ys3) != len(ys) and abs(len(ys3) - len(ys)) < 0.6 * len(ys)        # another stroke, same numeral
 
 
+def test_later_training_printings_draw_from_every_family_and_keep_caladea_out():
+    assert not set(printings.MORE_TTF) & set(printings.MORE_HOLDOUT_TTF)
+    assert not {n.split(":")[0] for n in printings.MORE_TTF} & {n.split(":")[0] for n in printings.MORE_HOLDOUT_TTF}
+    wide = [printings.printing_style(s)["ttf"] for s in range(printings.WIDE_FROM, printings.WIDE_FROM + 80)]
+    assert set(wide) - {""} <= set(printings.TRAIN_TTF + printings.MORE_TTF) and 8 <= wide.count("") <= 35
+    assert {n.split(":")[0] for n in wide if ":" in n} == {n.split(":")[0] for n in printings.MORE_TTF}
+    held = [printings.printing_style(s, True)["ttf"] for s in range(printings.WIDE_FROM, printings.WIDE_FROM + 40)]
+    assert set(held) - {""} <= set(printings.HOLDOUT_TTF + printings.MORE_HOLDOUT_TTF)
+    assert set(held) & set(printings.MORE_HOLDOUT_TTF)
+    # older seeds draw as before (the releases' recipes stay reproducible)
+    assert [printings.printing_style(s)["ttf"] for s in (21, 41, 61, 121)] == [
+        "DejaVuSansMono-Bold.ttf", "DejaVuSansMono-Bold.ttf", "", "DejaVuSansMono-BoldOblique.ttf"]
+    assert printings.font_path("DejaVuSans.ttf") == printings.FONT_DIR / "DejaVuSans.ttf"
+    assert printings.font_path("no_such_font_package:X.ttf").parent.name == "files"
+
+
+def test_the_font_packages_faces_print_a_numeral():
+    pytest.importorskip("PIL", reason="TrueType printings need Pillow (the train extra)")
+    missing = [n for n in printings.MORE_TTF + printings.MORE_HOLDOUT_TTF if not printings.font_path(n).is_file()]
+    if missing:
+        pytest.skip(f"font packages of the train extra not installed: {sorted({n.split(':')[0] for n in missing})}")
+    stock = np.array([240.0, 240.0, 240.0])
+    base = printings.printing_style(21) | {"slant": 0.0, "rounded_px": 0.0, "jitter_mm": 0.0}
+    drawn = {}
+    for name in ("font_roboto:Roboto-Bold.ttf", "font_source_serif_pro:SourceSerifPro-Regular.ttf",
+                 "font_hanken_grotesk:HankenGrotesk-Regular.otf", "font_caladea:Caladea-Regular.ttf"):
+        drawn[name] = printings.draw_strip(CARDS["T18"], base | {"ttf": name}, stock, np.random.default_rng(0))
+        assert np.abs(drawn[name].astype(int) - stock).sum(axis=2).max() > 150
+    faces = list(drawn.values())
+    assert all(np.abs(a.astype(int) - b).mean() > 1 for i, a in enumerate(faces) for b in faces[i + 1:])
+
+
 def test_truetype_printings_draw_their_face_and_keep_the_serif_family_out_of_training(monkeypatch, tmp_path):
     assert not set(printings.TRAIN_TTF) & set(printings.HOLDOUT_TTF)
     train = [printings.printing_style(s)["ttf"] for s in range(60)]
