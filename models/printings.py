@@ -9,8 +9,10 @@ printings to measure a printing the model never saw:
     python -m models.evaluate --faces /tmp/printings/holdout-1 --n 60 --seed 1000
 
 Training printings draw their numerals with TRAIN_FONTS (Hershey, also slanted or with rounded strokes) or, half
-of them, a TrueType face of TRAIN_TTF (DejaVu Sans, Sans Condensed, Sans Mono); held-out printings only with
-HOLDOUT_FONTS (Hershey Triplex, Script Complex, italics) or HOLDOUT_TTF (the DejaVu Serif family), other pip
+of them, a TrueType face of TRAIN_TTF (DejaVu Sans, Sans Condensed, Sans Mono); from seed WIDE_FROM on three in
+four draw a TrueType face, also of MORE_TTF (Roboto, Source Sans, Hanken Grotesk, Source Serif: font packages of
+the train extra). Held-out printings draw only HOLDOUT_FONTS (Hershey Triplex, Script Complex, italics),
+HOLDOUT_TTF (the DejaVu Serif family) or, from seed WIDE_FROM on, MORE_HOLDOUT_TTF (Caladea), with other pip
 marks and strip art, so a held-out printing measures a typeface the model has not seen. A printing is a deck
 folder like models/faces/ (deck.json, <ID>.png, back.png).
 """
@@ -100,9 +102,10 @@ def printing_style(seed: int, holdout: bool = False) -> dict:
 
 
 def _glyph_style(rng: np.random.Generator, holdout: bool, seed: int) -> dict:
-    """More typefaces for training printings: a TrueType face for half of them, and the numerals slanted or with
-    rounded, bolder strokes. Drawn after the other choices, so a seed's other choices stay as they were;
-    held-out printings are neither slanted nor rounded (their italics are the font's)."""
+    """More typefaces for training printings: a TrueType face for half of them (three in four, from more
+    families, from seed WIDE_FROM on), and the numerals slanted or with rounded, bolder strokes. Drawn after the
+    other choices, so a seed's other choices stay as they were; held-out printings are neither slanted nor
+    rounded (their italics are the font's)."""
     slant = float(rng.uniform(-0.12, 0.3)) if rng.random() < 0.4 else 0.0
     rounded = float(rng.uniform(0.6, 2.5)) if rng.random() < 0.35 else 0.0
     use_ttf, k = rng.random(), int(rng.integers(1 << 30))

@@ -143,6 +143,10 @@ class HandSettings:
     #                                 the score; none of 1,000 cached hands settled wrong so). Ten caches, two
     #                                 photos / Talon said: 584 / 734 settled and right, 4 wrong -> 547 / 733, none
     #                                 wrong with `fan_spare`
+    lone_told: bool = True          # ... and where they said it, when a lone pile's reads alone make a count the
+    #                                 tricks allow, so that its cover takes lost cards to make the next (a held-out
+    #                                 printing's hand settled wrong so: 30 reads and a false cover took three of
+    #                                 the other pile's lost cards to make 33)
     count_fix: bool = True          # told how the tricks lie, another reading that leaves no count the tricks
     #                                 allow costs the cheapest change of one more read that mends it (dev hands
     #                                 with the Talon said: settled and right 31, 14 -> 32, 14 generated, 19, 7 ->
@@ -886,10 +890,11 @@ class _Decoder:
         # the piles whose count is one covered card alone (`_lone_cover`)
         self.lone = {side for side, n in self.least.items()
                      if n == 1 and len(piles[side]._covers(st, side in self.fans)) == 1}
-        if self.answers and self.lone and check and st.lone_cover and sizes is None and len(
-                _Decoder(game, piles, rest, (), st, False, sizes=sizes).run().outcomes) == 1:
-            # a hand the lone cover settled asks what its reading without it asks: answered, it is read so
-            self.least.update(dict.fromkeys(self.lone, 0))
+        if self.answers and self.lone and check and st.lone_cover:
+            probe = _Decoder(game, piles, rest, (), st, False, sizes=sizes)
+            if probe._lone_counts(probe._solve()[0]) and len(probe.run().outcomes) == 1:
+                # a hand the lone cover settled asks what its reading without it asks: answered, it is read so
+                self.least.update(dict.fromkeys(self.lone, 0))
         self._fact_cache: dict = {}
         self._placed_facts: dict = {}   # (the world's piles, a placement of the lost cards) -> facts
         self._group_cache: dict = {}    # a group's solves, shared with the copies told one more answer
@@ -1357,7 +1362,7 @@ class _Decoder:
         outcomes = frozenset(every)
         if len(every) == 1 and self.answers and self.check:
             questions = self._unconfirmed(questions)
-        elif len(every) == 1 and self.check and st.lone_cover and self.lone and self.sizes is None:
+        elif len(every) == 1 and self.check and st.lone_cover and self.lone and self._lone_counts(world):
             questions, outcomes = self._lone_cover(questions, outcomes, world)
         # a copy told one more answer is asked only which scores it leaves open: its cards are not listed
         sides = self._sides(world, placements[0], set(alternatives) | set(elsewhere)) if self.check else {}
@@ -1374,6 +1379,17 @@ class _Decoder:
         free.least = dict.fromkeys(self.least, 0)
         h = free.run()
         return h.questions if len(h.outcomes) > 1 and h.questions else questions
+
+    def _lone_counts(self, world: dict[int, str]) -> bool:
+        """Whether a lone cover is checked (`_lone_cover`): where no count is told; told, where a lone pile's reads
+        alone make a count the whole tricks allow (`lone_told`), so that the cover takes lost cards to make the next."""
+        allowed = self._allowed_sizes()
+        if allowed is None:
+            return True
+        n = len(self.deck)
+        return self.st.lone_told and any(
+            (self._seen(world, side) if side == "declarer" else n - self._seen(world, side)) in allowed
+            for side in self.lone)
 
     def _lone_cover(self, questions: list[Question], outcomes: frozenset, world: dict[int, str]
                     ) -> tuple[list[Question], frozenset]:

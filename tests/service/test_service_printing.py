@@ -218,7 +218,7 @@ def test_the_watch_needs_enough_cards_and_forgets_old_photos():
 
 def test_the_bundled_release_for_other_printings_is_found():
     found = printing_release(REPO / "models" / "cards")
-    assert found is not None and found.name == "2026-12-04-printings2"
+    assert found is not None and found.name == "2026-12-05-printings3"
     assert printing_release(REPO / "tests") is None
 
 

@@ -1312,6 +1312,29 @@ def test_a_pile_s_one_covered_card_alone_does_not_settle_where_the_lost_cards_li
     assert told.settled and [told.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
 
 
+def test_told_the_tricks_a_lone_cover_that_pushes_a_full_pile_past_its_count_asks():
+    """A held-out printing's hand (pr4, Caladea numerals; generator seed 90000 hand 21, read by the printings
+    release): the Declarer's 30 cards all read, one read sure of a covered card where none lies; the Defenders'
+    pile lacks four. Told the tricks (a multiple of 3), the cover made 31 and took three lost cards to make 33:
+    settled wrong. The lone cover is checked where the pile's reads alone make an allowed count (`lone_told`):
+    the Defenders' count is asked, and its true answer settles the hand right."""
+    game, piles, sizes, truth = _fixture("lone_told")
+    st_ = HandSettings()
+    assert len(piles["declarer"].sightings) == len(truth["declarer"]) == 30 and 30 in sizes
+    assert len(piles["declarer"].hidden(st_)) == len(piles["declarer"].covers(st_)) == 1
+    old = _Decoder(game, piles, None, [], HandSettings(lone_told=False), sizes=sizes).run()
+    assert old.settled and [old.sides[s].card_points for s in SIDES] != [game.count(truth[s]) for s in SIDES]
+    hand = _Decoder(game, piles, None, [], st_, sizes=sizes).run()
+    assert not hand.settled and len(hand.outcomes) > 1
+    assert [q.kind for q in hand.questions] == ["pile_size"]
+    q = hand.questions[0]
+    assert len({_Decoder(game, piles, None, [a], st_, sizes=sizes).run().outcomes for a in q.answers()}) > 1
+    right = _answered_truly(game, piles, sizes, truth, [], settings=st_)
+    assert right.settled and [right.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
+    # without the count told, the hand asks too (the rule before, `lone_cover`)
+    assert not _Decoder(game, piles, None, [], st_).run().settled
+
+
 def test_a_fan_that_counts_no_card_may_still_hold_a_lost_one():
     """A fresh independent hand (seed 103000, hand 67, drawn before session 33's rules were chosen): the
     Declarer's spread counts five covered cards where two lie lost; the Defenders' fan hides its Pagat with no gap

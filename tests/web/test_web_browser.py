@@ -246,7 +246,7 @@ def test_the_table_flow_on_a_phone(server, browser):
     check_phone_page(browser, "Score sheet")
 
     # The table switched to the release for other printings by itself: said under Card reader, one tap back.
-    controller.printing_switched = ("switched to 2026-12-04-printings2, the release for other printings: 28 of the "
+    controller.printing_switched = ("switched to 2026-12-05-printings3, the release for other printings: 28 of the "
                                     "last 54 cards read were unsure (52%; the reference printing gives well under 25%)")
     browser.get(f"{base}/settings")
     assert "28 of the last 54 cards" in browser.find_element(By.ID, "printing-switched").text
