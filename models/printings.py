@@ -51,13 +51,18 @@ HOLDOUT_TTF = ("DejaVuSerif.ttf", "DejaVuSerif-Bold.ttf", "DejaVuSerif-Italic.tt
 # the train extra (PyPI, SIL OFL / Apache), named "package:file". Roboto, Source Sans, Hanken Grotesk (sans),
 # Source Serif (serif). Caladea (serif) is held out, drawn by held-out printings from seed WIDE_FROM on.
 WIDE_FROM = 200
-MORE_TTF = tuple(f"font_roboto:Roboto-{w}.ttf" for w in (
-    "Regular", "Bold", "Light", "Medium", "Black", "Italic", "BoldItalic", "Thin")) + tuple(
-    f"font_source_sans_pro:SourceSansPro-{w}.ttf" for w in ("Regular", "Bold", "Semibold", "Light", "It", "Black")) + tuple(
-    f"font_hanken_grotesk:HankenGrotesk-{w}.otf" for w in ("Regular", "Bold", "SemiBold", "Light", "Italic")) + tuple(
-    f"font_source_serif_pro:SourceSerifPro-{w}.ttf" for w in (
-        "Regular", "Bold", "Semibold", "Light", "Black", "It", "BoldIt", "SemiboldIt"))
-MORE_HOLDOUT_TTF = tuple(f"font_caladea:Caladea-{w}.ttf" for w in ("Regular", "Bold", "Italic", "BoldItalic"))
+
+
+def _family(package: str, stem: str, styles: str, ext: str = "ttf") -> tuple[str, ...]:
+    return tuple(f"{package}:{stem}-{w}.{ext}" for w in styles.split())
+
+
+MORE_TTF = (_family("font_roboto", "Roboto", "Regular Bold Light Medium Black Italic BoldItalic Thin")
+            + _family("font_source_sans_pro", "SourceSansPro", "Regular Bold Semibold Light It Black")
+            + _family("font_hanken_grotesk", "HankenGrotesk", "Regular Bold SemiBold Light Italic", "otf")
+            + _family("font_source_serif_pro", "SourceSerifPro",
+                      "Regular Bold Semibold Light Black It BoldIt SemiboldIt"))
+MORE_HOLDOUT_TTF = _family("font_caladea", "Caladea", "Regular Bold Italic BoldItalic")
 TRAIN_PIPS = ("star5", "dot", "diamond", "star6")
 HOLDOUT_PIPS = ("star5", "ring", "square")
 TRAIN_STRIPS = ("plain", "plain", "tint", "gradient", "dots")
@@ -126,8 +131,9 @@ def font_path(name: str) -> Path:
 
     package, file = name.split(":", 1)
     spec = importlib.util.find_spec(package)
-    where = list(spec.submodule_search_locations or []) if spec else []
-    return Path(where[0] if where else "/nonexistent") / "files" / file
+    if spec is None or not spec.submodule_search_locations:
+        return Path(package) / "files" / file       # not installed: no such file, so the Hershey font is drawn
+    return Path(spec.submodule_search_locations[0]) / "files" / file
 
 
 # ---------------------------------------------------------------- drawing

@@ -1237,8 +1237,12 @@ class _Decoder:
         if not said:
             return self.sizes
         n = int(said[-1].card)
-        one = frozenset({n if said[-1].side == "declarer" else len(self.deck) - n})
+        one = frozenset({self._as_declarer(said[-1].side, n)})
         return one if self.sizes is None else self.sizes & one
+
+    def _as_declarer(self, side: str, n: int) -> int:
+        """The Declarer's pile's count where side's pile holds n cards."""
+        return n if side == "declarer" else len(self.deck) - n
 
     def _seen(self, world: dict[int, str], side: str) -> int:
         """How many of side's reads are cards in this world."""
@@ -1386,10 +1390,8 @@ class _Decoder:
         allowed = self._allowed_sizes()
         if allowed is None:
             return True
-        n = len(self.deck)
-        return self.st.lone_told and any(
-            (self._seen(world, side) if side == "declarer" else n - self._seen(world, side)) in allowed
-            for side in self.lone)
+        return self.st.lone_told and any(self._as_declarer(side, self._seen(world, side)) in allowed
+                                         for side in self.lone)
 
     def _lone_cover(self, questions: list[Question], outcomes: frozenset, world: dict[int, str]
                     ) -> tuple[list[Question], frozenset]:
@@ -1677,7 +1679,7 @@ class _Decoder:
         if said and said[-1].card == "yes":
             return []
         # The count of whole tricks the players gave already says that a card is hidden: no count to confirm.
-        declarer = n if side == "declarer" else len(self.deck) - n
+        declarer = self._as_declarer(side, n)
         if said or (self.sizes is not None and declarer not in self.sizes):
             return [Question("respread", side, (), f"Spread {SIDE_NAMES[side]} so that every card's corner "
                              "shows and take the photo again, or photograph the other pile too.")]
