@@ -17,7 +17,9 @@ Per deck it prints: hands settled (no question) with both sides' Card Points rig
 King on the right side; hands settled but wrong; questions per hand; questions whose answers all give the
 same score (must be 0); and the time for a hand against recognising its two photos one by one. With --bound,
 also what the photos allow: the hands decoded as a reader that reads every card showing a third of an index
-right, and nothing else, would see them (the cards showing less lie only by elimination).
+right, and nothing else, would see them (the cards showing less lie only by elimination). With --layers, what
+each part of reading costs: the hands decoded again with the reader's own reads mended layer on layer (misread
+cards, cards not found, hidden cards seen as cards; `mended_piles`).
 """
 from __future__ import annotations
 
@@ -400,6 +402,54 @@ def readable_piles(truth: dict):
         for k, c in enumerate(c for c in truth["piles"][side] if vis[side][c] >= MIN_VISIBLE)]) for side in SIDES}
 
 
+LAYERS = ("reads", "found", "hidden")    # what `mended_piles` mends, each layer on top of the ones before
+SURE_READ = 0.999
+
+
+def mended_piles(game, piles: dict, truth: dict, layer: str) -> dict | None:
+    """The reader's own pile reads with one part of reading made perfect, to say what each part costs (`--layers`):
+    "reads", every read on an index showing a third or more names its card, sure (the first read of each card);
+    "found", also every such card no read found is read so at its best index; "hidden", also every card showing
+    less is seen there as a card, sure it is one but not which (any card no read names; elimination says which).
+    None where the truth does not say where each index lies."""
+    from dataclasses import replace
+
+    from models.dataset import MIN_VISIBLE
+    from vision.geometry import quad_frame
+    from vision.hand import NOT_A_CARD, Sighting
+
+    places, vis = truth.get("index"), truth.get("visible")
+    if places is None or vis is None:
+        return None
+    step = LAYERS.index(layer)
+    sure = lambda card: ((card, SURE_READ), (NOT_A_CARD, 1 - SURE_READ))  # noqa: E731
+    read, unseen = {}, {}
+    for side, pile in piles.items():
+        named, read[side] = set(), []
+        for s in pile.sightings:
+            card = card_at(places[side], s.centre)
+            if card is not None and vis[side][card] >= MIN_VISIBLE and card not in named:
+                named.add(card)
+                s = replace(s, likely=sure(card))
+            read[side].append(s)
+        unseen[side] = [c for c in truth["piles"][side] if c not in named and (
+            vis[side][c] >= MIN_VISIBLE and step >= 1 or vis[side][c] < MIN_VISIBLE and step >= 2)]
+    named = {s.likely[0][0] for side in read for s in read[side]} | {
+        c for side in read for c in unseen[side] if vis[side][c] >= MIN_VISIBLE}
+    free = [c.id for c in game.deck if c.id not in named]
+    for side in piles:
+        for card in unseen[side]:
+            quad = max((t for t in places[side] if t[0] == card), key=lambda t: t[1])[2]
+            centre, up, h = quad_frame(np.asarray(quad))
+            showing = vis[side][card] >= MIN_VISIBLE
+            likely = sure(card) if showing else tuple((c, (1 - 1e-3) / len(free)) for c in free) + (
+                (NOT_A_CARD, 1e-3),)
+            read[side].append(Sighting(tuple(map(float, centre)), tuple(map(float, up)), h, likely,
+                                       scoring.card(card).pips if showing else 0, 1.0))
+    return {side: replace(piles[side], sightings=read[side]) for side in piles}
+
+
+
 def summarise(rows: list[dict]) -> dict:
     out = {}
     for deck_size in (54, 42):
@@ -443,6 +493,10 @@ def summarise(rows: list[dict]) -> dict:
             if bound:
                 out[f"{deck_size}-card {mode}"]["settled_and_right_if_every_card_showing_a_third_were_read"] = round(
                     sum(b["settled"] and b["right"] for b in bound) / len(bound), 4)
+            for k in LAYERS:     # what each part of reading costs: the share were it (and those before) perfect
+                layer = [r[f"{k}_{mode}"] for r in rows if r["deck"] == deck_size and f"{k}_{mode}" in r]
+                if layer:
+                    out[f"{deck_size}-card {mode}"][f"settled_and_right_mended_to_{k}"] = _right(layer)
             tapped = [r[f"taps_{mode}"] for r in rows if r["deck"] == deck_size and f"taps_{mode}" in r]
             if tapped:
                 out[f"{deck_size}-card {mode}"].update({
@@ -529,6 +583,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--modes", default="both,told,rest",
                     help="which of both (two photos), told (two photos, how the tricks lie said), rest (one photo)")
+    ap.add_argument("--layers", action="store_true",
+                    help="also decode each hand with the reads mended layer by layer (`mended_piles`): what "
+                         "misread, unfound and hidden cards each cost (hands whose truth says where indices lie)")
     ap.add_argument("--bound", action="store_true",
                     help="also decode each hand as a reader that reads every card showing a third of an index right "
                          "would see it (hands whose truth says what shows): what the photos allow")
@@ -566,6 +623,7 @@ def main(argv: list[str] | None = None) -> int:
         if truth.get("index"):
             row["counts"] = pile_counts(piles, truth, reader.settings)
         readable = readable_piles(truth) if args.bound else None
+        mended = {k: mended_piles(game, piles, truth, k) for k in LAYERS} if args.layers else {}
         # Two photos; the same with the players saying how the tricks and the Talon lie (the count then places
         # a card no photo shows); the Declarer's photo alone with the rest theirs.
         for mode, shown, rest, told in (("both", piles, None, False), ("told", piles, None, True),
@@ -580,6 +638,10 @@ def main(argv: list[str] | None = None) -> int:
                 shown_r = readable if mode != "rest" else {"declarer": readable["declarer"]}
                 row[f"bound_{mode}"] = judge(game, truth["piles"],
                                              reader.decode(game, shown_r, rest=rest, sizes=sizes))
+            for k, m in mended.items():
+                if m is not None:
+                    row[f"{k}_{mode}"] = judge(game, truth["piles"], reader.decode(
+                        game, m if mode != "rest" else {"declarer": m["declarer"]}, rest=rest, sizes=sizes))
             row[mode]["idle_questions"] = idle_questions(reader, game, shown, result, rest, sizes)
             if args.no_taps:
                 continue

@@ -257,3 +257,49 @@ def test_the_reader_s_pile_counts_are_checked_against_the_cards_no_read_truly_sh
     assert summarise([row])["54-card pile counts"] == {
         "piles": 2, "counting_a_card": 1, "counting_more_than_lost": 1, "counting_a_card_none_lost": 1,
         "counting_fewer_than_lost": 1}
+
+
+def test_the_layers_mend_the_reader_s_own_reads_one_part_of_reading_at_a_time():
+    """--layers: a misread card read right ("reads"), then a card no read found read at its index ("found"),
+    then the hidden cards seen as cards, not which ("hidden"): each layer keeps the ones before, and the last
+    settles the hand by elimination where the reader's own reads left questions."""
+    from models.handbench import mended_piles
+    from vision.hand import NOT_A_CARD, PileRead, Sighting, decode
+
+    game = scoring.find_game("slovenian")
+    ids = [c.id for c in game.deck]
+    order = [ids[i] for i in np.random.default_rng(9).permutation(len(ids))]
+    piles = {"declarer": order[:27], "defenders": order[27:]}
+    blank = [c.id for c in game.deck if c.pips == 0 and not c.trull and c.id not in ("T20",)]
+    misread, unfound = piles["declarer"][3], piles["declarer"][5]
+    hidden = {s: next(c for c in piles[s] if c in blank and c not in (misread, unfound)) for s in piles}
+    vis = {s: {c: 1.0 for c in cards} for s, cards in piles.items()}
+    vis["declarer"][unfound] = 0.5
+    vis["declarer"][hidden["declarer"]], vis["defenders"][hidden["defenders"]] = 0.05, 0.1
+
+    def place(k):
+        x, y, h, w = 60.0 * k + 50, 200.0, 80.0, 20.0
+        return [[x - w / 2, y - h / 2], [x + w / 2, y - h / 2], [x + w / 2, y + h / 2], [x - w / 2, y + h / 2]]
+
+    index = {s: [[c, vis[s][c], place(k)] for k, c in enumerate(cards)] for s, cards in piles.items()}
+    other = next(c for c in ids if c != misread and scoring.card(c).pips == scoring.card(misread).pips)
+
+    def read(k, c):
+        likely = ((other, 0.6), (misread, 0.3), (NOT_A_CARD, 0.1)) if c == misread else ((c, 0.99), (NOT_A_CARD, 0.01))
+        return Sighting((60.0 * k + 50, 200.0), (0.0, -1.0), 80.0, likely, scoring.card(c).pips, 0.9)
+
+    reads = {s: PileRead((2000, 400), [read(k, c) for k, c in enumerate(cards) if vis[s][c] > 0.2 and c != unfound])
+             for s, cards in piles.items()}
+    truth = {"piles": piles, "visible": vis, "index": index}
+    assert not judge(game, piles, decode(game, reads))["settled"]
+    tops = lambda m, s: [x.likely[0][0] for x in m[s].sightings]  # noqa: E731
+    mended = {k: mended_piles(game, reads, truth, k) for k in ("reads", "found", "hidden")}
+    assert misread in tops(mended["reads"], "declarer") and other not in tops(mended["reads"], "declarer")
+    assert unfound not in tops(mended["reads"], "declarer")
+    assert unfound in tops(mended["found"], "declarer") and len(mended["found"]["defenders"].sightings) == 26
+    assert hidden["defenders"] not in tops(mended["found"], "defenders")
+    seen = mended["hidden"]["defenders"].sightings[-1]
+    assert seen.p(hidden["defenders"]) == seen.p(hidden["declarer"]) == pytest.approx(0.4995)   # a card, not which
+    ok = judge(game, piles, decode(game, mended["hidden"]))
+    assert ok["settled"] and ok["right"]          # the two blank cards' places change no score
+    assert mended_piles(game, reads, {"piles": piles, "visible": vis}, "reads") is None
