@@ -422,7 +422,10 @@ def mended_piles(game, piles: dict, truth: dict, layer: str) -> dict | None:
     if places is None or vis is None:
         return None
     step = LAYERS.index(layer)
-    sure = lambda card: ((card, SURE_READ), (NOT_A_CARD, 1 - SURE_READ))  # noqa: E731
+
+    def sure(card: str) -> tuple:
+        return (card, SURE_READ), (NOT_A_CARD, 1 - SURE_READ)
+
     read, unseen = {}, {}
     for side, pile in piles.items():
         named, read[side] = set(), []
@@ -444,10 +447,10 @@ def mended_piles(game, piles: dict, truth: dict, layer: str) -> dict | None:
             showing = vis[side][card] >= MIN_VISIBLE
             likely = sure(card) if showing else tuple((c, (1 - 1e-3) / len(free)) for c in free) + (
                 (NOT_A_CARD, 1e-3),)
+            # a hidden card's pips are not seen either (-1: no card's), so no free card is favoured
             read[side].append(Sighting(tuple(map(float, centre)), tuple(map(float, up)), h, likely,
-                                       scoring.card(card).pips if showing else 0, 1.0))
+                                       scoring.card(card).pips if showing else -1, 1.0))
     return {side: replace(piles[side], sightings=read[side]) for side in piles}
-
 
 
 def summarise(rows: list[dict]) -> dict:
@@ -622,8 +625,9 @@ def main(argv: list[str] | None = None) -> int:
         row["ms"] = (time.perf_counter() - t) * 1000
         if truth.get("index"):
             row["counts"] = pile_counts(piles, truth, reader.settings)
-        readable = readable_piles(truth) if args.bound else None
-        mended = {k: mended_piles(game, piles, truth, k) for k in LAYERS} if args.layers else {}
+        # the same hand as a perfect reader would see it (--bound), and its own reads mended (--layers)
+        other = {"bound": readable_piles(truth)} if args.bound else {}
+        other.update({k: mended_piles(game, piles, truth, k) for k in LAYERS} if args.layers else {})
         # Two photos; the same with the players saying how the tricks and the Talon lie (the count then places
         # a card no photo shows); the Declarer's photo alone with the rest theirs.
         for mode, shown, rest, told in (("both", piles, None, False), ("told", piles, None, True),
@@ -634,14 +638,10 @@ def main(argv: list[str] | None = None) -> int:
             sizes = game.pile_sizes(tricks["players"], tricks["talon"]) if told else None
             result = both if mode == "both" else reader.decode(game, shown, rest=rest, sizes=sizes)
             row[mode] = judge(game, truth["piles"], result)
-            if readable is not None:
-                shown_r = readable if mode != "rest" else {"declarer": readable["declarer"]}
-                row[f"bound_{mode}"] = judge(game, truth["piles"],
-                                             reader.decode(game, shown_r, rest=rest, sizes=sizes))
-            for k, m in mended.items():
-                if m is not None:
-                    row[f"{k}_{mode}"] = judge(game, truth["piles"], reader.decode(
-                        game, m if mode != "rest" else {"declarer": m["declarer"]}, rest=rest, sizes=sizes))
+            for k, seen in other.items():
+                if seen is not None:
+                    seen = seen if mode != "rest" else {"declarer": seen["declarer"]}
+                    row[f"{k}_{mode}"] = judge(game, truth["piles"], reader.decode(game, seen, rest=rest, sizes=sizes))
             row[mode]["idle_questions"] = idle_questions(reader, game, shown, result, rest, sizes)
             if args.no_taps:
                 continue

@@ -292,7 +292,10 @@ def test_the_layers_mend_the_reader_s_own_reads_one_part_of_reading_at_a_time():
              for s, cards in piles.items()}
     truth = {"piles": piles, "visible": vis, "index": index}
     assert not judge(game, piles, decode(game, reads))["settled"]
-    tops = lambda m, s: [x.likely[0][0] for x in m[s].sightings]  # noqa: E731
+
+    def tops(m, s):
+        return [x.likely[0][0] for x in m[s].sightings]
+
     mended = {k: mended_piles(game, reads, truth, k) for k in ("reads", "found", "hidden")}
     assert misread in tops(mended["reads"], "declarer") and other not in tops(mended["reads"], "declarer")
     assert unfound not in tops(mended["reads"], "declarer")
