@@ -403,7 +403,6 @@ def readable_piles(truth: dict):
 
 
 LAYERS = ("reads", "found", "hidden")    # what `mended_piles` mends, each layer on top of the ones before
-SURE_READ = 0.999
 
 
 def mended_piles(game, piles: dict, truth: dict, layer: str) -> dict | None:
@@ -422,10 +421,6 @@ def mended_piles(game, piles: dict, truth: dict, layer: str) -> dict | None:
     if places is None or vis is None:
         return None
     step = LAYERS.index(layer)
-
-    def sure(card: str) -> tuple:
-        return (card, SURE_READ), (NOT_A_CARD, 1 - SURE_READ)
-
     read, unseen = {}, {}
     for side, pile in piles.items():
         named, read[side] = set(), []
@@ -433,23 +428,23 @@ def mended_piles(game, piles: dict, truth: dict, layer: str) -> dict | None:
             card = card_at(places[side], s.centre)
             if card is not None and vis[side][card] >= MIN_VISIBLE and card not in named:
                 named.add(card)
-                s = replace(s, likely=sure(card))
+                s = replace(s, likely=Sighting.named(card, s.pips).likely)
             read[side].append(s)
         unseen[side] = [c for c in truth["piles"][side] if c not in named and (
             vis[side][c] >= MIN_VISIBLE and step >= 1 or vis[side][c] < MIN_VISIBLE and step >= 2)]
-    named = {s.likely[0][0] for side in read for s in read[side]} | {
+    claimed = {s.likely[0][0] for side in read for s in read[side]} | {
         c for side in read for c in unseen[side] if vis[side][c] >= MIN_VISIBLE}
-    free = [c.id for c in game.deck if c.id not in named]
+    free = [c.id for c in game.deck if c.id not in claimed]
     for side in piles:
         for card in unseen[side]:
             quad = max((t for t in places[side] if t[0] == card), key=lambda t: t[1])[2]
             centre, up, h = quad_frame(np.asarray(quad))
-            showing = vis[side][card] >= MIN_VISIBLE
-            likely = sure(card) if showing else tuple((c, (1 - 1e-3) / len(free)) for c in free) + (
-                (NOT_A_CARD, 1e-3),)
-            # a hidden card's pips are not seen either (-1: no card's), so no free card is favoured
-            read[side].append(Sighting(tuple(map(float, centre)), tuple(map(float, up)), h, likely,
-                                       scoring.card(card).pips if showing else -1, 1.0))
+            if vis[side][card] >= MIN_VISIBLE:
+                read[side].append(Sighting.named(card, scoring.card(card).pips, centre, up, h))
+                continue
+            # seen as a card, not which; its pips are not seen either (-1: no card's), so no free card is favoured
+            likely = tuple((c, (1 - 1e-3) / len(free)) for c in free) + ((NOT_A_CARD, 1e-3),)
+            read[side].append(Sighting(tuple(map(float, centre)), tuple(map(float, up)), h, likely, -1, 1.0))
     return {side: replace(piles[side], sightings=read[side]) for side in piles}
 
 
