@@ -448,6 +448,37 @@ def mended_piles(game, piles: dict, truth: dict, layer: str) -> dict | None:
     return {side: replace(piles[side], sightings=read[side]) for side in piles}
 
 
+def unfound_at_index(game, piles: dict, truth: dict, classify) -> dict[str, int] | None:
+    """The cards showing a third of an index or more that no read found (`--layers`), each read by the classifier
+    at its own index as the truth places it: whether a closer look could name it. classify(side, centres, ups,
+    heights) -> (N, deck + 1) probabilities of the game's deck and of "no card" (`HandReader._probabilities`).
+    Counts: unfound; named (the best card the right one); sure (named at 0.5 or more); card (no card under 0.5).
+    None where the truth does not say where each index lies."""
+    from models.dataset import MIN_VISIBLE
+    from vision.geometry import quad_frame
+
+    places, vis = truth.get("index"), truth.get("visible")
+    if places is None or vis is None:
+        return None
+    deck = [c.id for c in game.deck]
+    out = {"unfound": 0, "named": 0, "sure": 0, "card": 0}
+    for side, pile in piles.items():
+        shown = {card_at(places[side], s.centre) for s in pile.sightings}
+        lost = [c for c in truth["piles"][side] if c not in shown and vis[side][c] >= MIN_VISIBLE]
+        if not lost:
+            continue
+        frames = [quad_frame(np.asarray(max((t for t in places[side] if t[0] == c), key=lambda t: t[1])[2]))
+                  for c in lost]
+        probs = classify(side, *(np.array([f[k] for f in frames], float) for k in range(3)))
+        for card, p in zip(lost, probs):
+            best = int(np.argmax(p[:-1]))
+            out["unfound"] += 1
+            out["named"] += int(deck[best] == card)
+            out["sure"] += int(deck[best] == card and p[best] >= 0.5)
+            out["card"] += int(p[-1] < 0.5)
+    return out
+
+
 def summarise(rows: list[dict]) -> dict:
     out = {}
     for deck_size in (54, 42):
@@ -459,6 +490,10 @@ def summarise(rows: list[dict]) -> dict:
                 "counting_more_than_lost": sum(n > lost for n, lost in counts),
                 "counting_a_card_none_lost": sum(n > 0 and lost == 0 for n, lost in counts),
                 "counting_fewer_than_lost": sum(n < lost for n, lost in counts)}
+        unfound = [r["unfound"] for r in rows if r["deck"] == deck_size and r.get("unfound")]
+        if unfound:     # could a closer look name the cards no read found? (the classifier at their own index)
+            out[f"{deck_size}-card unfound cards at their index"] = {
+                k: sum(u[k] for u in unfound) for k in ("unfound", "named", "sure", "card")}
         for mode in ("both", "told", "rest"):
             sub = [r[mode] for r in rows if r["deck"] == deck_size and mode in r]
             if not sub:
@@ -583,7 +618,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="which of both (two photos), told (two photos, how the tricks lie said), rest (one photo)")
     ap.add_argument("--layers", action="store_true",
                     help="also decode each hand with the reads mended layer by layer (`mended_piles`): what "
-                         "misread, unfound and hidden cards each cost (hands whose truth says where indices lie)")
+                         "misread, unfound and hidden cards each cost (hands whose truth says where indices lie); and the "
+                         "unfound ones read at their own index (`unfound_at_index`): could a closer look name them")
     ap.add_argument("--bound", action="store_true",
                     help="also decode each hand as a reader that reads every card showing a third of an index right "
                          "would see it (hands whose truth says what shows): what the photos allow")
@@ -623,6 +659,9 @@ def main(argv: list[str] | None = None) -> int:
         # the same hand as a perfect reader would see it (--bound), and its own reads mended (--layers)
         other = {"bound": readable_piles(truth)} if args.bound else {}
         other.update({k: mended_piles(game, piles, truth, k) for k in LAYERS} if args.layers else {})
+        if args.layers:
+            row["unfound"] = unfound_at_index(game, piles, truth, lambda side, c, u, h, photos=photos, game=game:
+                                              reader._probabilities(photos[side], game, c, u, h)[0])
         # Two photos; the same with the players saying how the tricks and the Talon lie (the count then places
         # a card no photo shows); the Declarer's photo alone with the rest theirs.
         for mode, shown, rest, told in (("both", piles, None, False), ("told", piles, None, True),

@@ -1,6 +1,8 @@
 """The hand benchmark's bookkeeping (models.handbench): deals, judging and the summary it prints."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -306,3 +308,48 @@ def test_the_layers_mend_the_reader_s_own_reads_one_part_of_reading_at_a_time():
     ok = judge(game, piles, decode(game, mended["hidden"]))
     assert ok["settled"] and ok["right"]          # the two blank cards' places change no score
     assert mended_piles(game, reads, {"piles": piles, "visible": vis}, "reads") is None
+
+
+def test_the_cards_no_read_found_are_read_at_their_own_index():
+    """--layers: each card showing a third of an index or more that no read found is classified where the truth
+    places its index (the better-showing one), and counted as named, sure, or a card at all; cards showing less,
+    and cards a read found, are not counted."""
+    from models.handbench import unfound_at_index
+    from vision.hand import PileRead, Sighting
+
+    game = scoring.find_game("slovenian")
+    ids = [c.id for c in game.deck]
+    piles = {"declarer": ids[:27], "defenders": ids[27:]}
+    vis = {s: {c: 1.0 for c in cards} for s, cards in piles.items()}
+    a, b, c = piles["declarer"][2], piles["declarer"][4], piles["defenders"][1]
+    vis["declarer"][a], vis["declarer"][b], vis["defenders"][c] = 0.5, 0.4, 0.2      # c shows too little
+
+    def place(k, dy=0.0):
+        x, y, h, w = 60.0 * k + 50, 200.0 + dy, 80.0, 20.0
+        return [[x - w / 2, y - h / 2], [x + w / 2, y - h / 2], [x + w / 2, y + h / 2], [x - w / 2, y + h / 2]]
+
+    # each card's two indices: the better-showing one (at y 200) is where it is read
+    index = {s: [[x, 0.1, place(k, 300.0)] for k, x in enumerate(cards)] + [[x, vis[s][x], place(k)]
+                                                                          for k, x in enumerate(cards)]
+             for s, cards in piles.items()}
+    reads = {s: PileRead((2000, 600), [Sighting((60.0 * k + 50, 200.0), (0.0, -1.0), 80.0, ((x, 0.99),), 0, 0.9)
+                                       for k, x in enumerate(cards) if x not in (a, b, c)])
+             for s, cards in piles.items()}
+    truth = {"piles": piles, "visible": vis, "index": index}
+    asked = []
+
+    def classify(side, centres, ups, heights):
+        asked.append((side, [round(float(x)) for x, _ in centres], [round(float(y)) for _, y in centres]))
+        out = np.zeros((len(centres), len(ids) + 1))
+        for j, (x, _) in enumerate(centres):
+            card = piles[side][round((x - 50) / 60)]
+            if card == a:
+                out[j, ids.index(a)], out[j, -1] = 0.7, 0.3      # named, sure
+            else:
+                out[j, ids.index(a)], out[j, ids.index(b)], out[j, -1] = 0.3, 0.2, 0.5   # misnamed, unsure
+        return out
+
+    got = unfound_at_index(game, reads, truth, classify)
+    assert json.loads(json.dumps(got)) == {"unfound": 2, "named": 1, "sure": 1, "card": 1}     # plain ints
+    assert asked == [("declarer", [170, 290], [200, 200])]
+    assert unfound_at_index(game, reads, {"piles": piles}, classify) is None
