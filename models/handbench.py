@@ -405,6 +405,11 @@ def readable_piles(truth: dict):
 LAYERS = ("reads", "found", "hidden")    # what `mended_piles` mends, each layer on top of the ones before
 
 
+def best_index(places: list, card: str) -> np.ndarray:
+    """The quad (photo px) of the card's index showing most, from a hand's truth (`index`)."""
+    return np.asarray(max((t for t in places if t[0] == card), key=lambda t: t[1])[2])
+
+
 def mended_piles(game, piles: dict, truth: dict, layer: str) -> dict | None:
     """The reader's own pile reads with one part of reading made perfect, to say what each part costs (`--layers`):
     "reads", every read on an index showing a third or more names its card, sure (the first read of each card);
@@ -437,8 +442,7 @@ def mended_piles(game, piles: dict, truth: dict, layer: str) -> dict | None:
     free = [c.id for c in game.deck if c.id not in claimed]
     for side in piles:
         for card in unseen[side]:
-            quad = max((t for t in places[side] if t[0] == card), key=lambda t: t[1])[2]
-            centre, up, h = quad_frame(np.asarray(quad))
+            centre, up, h = quad_frame(best_index(places[side], card))
             if vis[side][card] >= MIN_VISIBLE:
                 read[side].append(Sighting.named(card, scoring.card(card).pips, centre, up, h))
                 continue
@@ -467,8 +471,7 @@ def unfound_at_index(game, piles: dict, truth: dict, classify) -> dict[str, int]
         lost = [c for c in truth["piles"][side] if c not in shown and vis[side][c] >= MIN_VISIBLE]
         if not lost:
             continue
-        frames = [quad_frame(np.asarray(max((t for t in places[side] if t[0] == c), key=lambda t: t[1])[2]))
-                  for c in lost]
+        frames = [quad_frame(best_index(places[side], c)) for c in lost]
         probs = classify(side, *(np.array([f[k] for f in frames], float) for k in range(3)))
         for card, p in zip(lost, probs):
             best = int(np.argmax(p[:-1]))
