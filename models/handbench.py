@@ -108,6 +108,11 @@ def _label_places(labels: list[dict]) -> list:
     return [_place(lab["card"], lab["visible"], lab["quad"]) for lab in labels]
 
 
+def shown_cards(places: list, pile) -> set[str | None]:
+    """The cards whose index some read of the pile lies on (`card_at`; None for a read on no index)."""
+    return {card_at(places, s.centre) for s in pile.sightings}
+
+
 def card_at(places: list, centre) -> str | None:
     """The card whose index a read at `centre` (photo px) shows, from a hand's truth (`index`, drawing order):
     the topmost index showing at all whose box, grown a tenth, holds the point; None where no index is."""
@@ -373,7 +378,7 @@ def pile_counts(piles, truth: dict, settings) -> dict[str, list[int]]:
     more than it lacks can settle a hand wrong; one counting fewer leaves a question."""
     out = {}
     for side, pile in piles.items():
-        shown = {card_at(truth["index"][side], s.centre) for s in pile.sightings}
+        shown = shown_cards(truth["index"][side], pile)
         out[side] = [len(pile.hidden(settings)), sum(1 for c in truth["piles"][side] if c not in shown)]
     return out
 
@@ -452,11 +457,10 @@ def mended_piles(game, piles: dict, truth: dict, layer: str) -> dict | None:
     return {side: replace(piles[side], sightings=read[side]) for side in piles}
 
 
-def unfound_at_index(game, piles: dict, truth: dict, classify) -> dict[str, int] | None:
-    """The cards showing a third of an index or more that no read found (`--layers`), each read by the classifier
-    at its own index as the truth places it: whether a closer look could name it. classify(side, centres, ups,
-    heights) -> (N, deck + 1) probabilities of the game's deck and of "no card" (`HandReader._probabilities`).
-    Counts: unfound; named (the best card the right one); sure (named at 0.5 or more); card (no card under 0.5).
+def unfound_at_index(reader, game, piles: dict, truth: dict, photos: dict) -> dict[str, int] | None:
+    """The cards showing a third of an index or more that no read found (`--layers`), each read by the reader's
+    classifier at its own index as the truth places it (`HandReader._probabilities`): whether a closer look could
+    name it. Counts: unfound; named (the best card the right one); sure (named at 0.5 or more); card (no card under 0.5).
     None where the truth does not say where each index lies."""
     from models.dataset import MIN_VISIBLE
     from vision.geometry import quad_frame
@@ -467,12 +471,13 @@ def unfound_at_index(game, piles: dict, truth: dict, classify) -> dict[str, int]
     deck = [c.id for c in game.deck]
     out = {"unfound": 0, "named": 0, "sure": 0, "card": 0}
     for side, pile in piles.items():
-        shown = {card_at(places[side], s.centre) for s in pile.sightings}
+        shown = shown_cards(places[side], pile)
         lost = [c for c in truth["piles"][side] if c not in shown and vis[side][c] >= MIN_VISIBLE]
         if not lost:
             continue
-        frames = [quad_frame(best_index(places[side], c)) for c in lost]
-        probs = classify(side, *(np.array([f[k] for f in frames], float) for k in range(3)))
+        centres, ups, heights = (np.array(v, float) for v in zip(*(quad_frame(best_index(places[side], c))
+                                                                     for c in lost)))
+        probs = reader._probabilities(photos[side], game, centres, ups, heights)[0]
         for card, p in zip(lost, probs):
             best = int(np.argmax(p[:-1]))
             out["unfound"] += 1
@@ -663,8 +668,7 @@ def main(argv: list[str] | None = None) -> int:
         other = {"bound": readable_piles(truth)} if args.bound else {}
         other.update({k: mended_piles(game, piles, truth, k) for k in LAYERS} if args.layers else {})
         if args.layers:
-            row["unfound"] = unfound_at_index(game, piles, truth, lambda side, c, u, h, photos=photos, game=game:
-                                              reader._probabilities(photos[side], game, c, u, h)[0])
+            row["unfound"] = unfound_at_index(reader, game, piles, truth, photos)
         # Two photos; the same with the players saying how the tricks and the Talon lie (the count then places
         # a card no photo shows); the Declarer's photo alone with the rest theirs.
         for mode, shown, rest, told in (("both", piles, None, False), ("told", piles, None, True),

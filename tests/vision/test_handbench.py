@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -338,7 +339,7 @@ def test_the_cards_no_read_found_are_read_at_their_own_index():
     truth = {"piles": piles, "visible": vis, "index": index}
     asked = []
 
-    def classify(side, centres, ups, heights):
+    def probabilities(side, _game, centres, ups, heights):     # the "photo" is the side's name
         asked.append((side, [round(float(x)) for x, _ in centres], [round(float(y)) for _, y in centres]))
         out = np.zeros((len(centres), len(ids) + 1))
         for j, (x, _) in enumerate(centres):
@@ -347,9 +348,11 @@ def test_the_cards_no_read_found_are_read_at_their_own_index():
                 out[j, ids.index(a)], out[j, -1] = 0.7, 0.3      # named, sure
             else:
                 out[j, ids.index(a)], out[j, ids.index(b)], out[j, -1] = 0.3, 0.2, 0.5   # misnamed, unsure
-        return out
+        return out, np.zeros(len(centres), int)
 
-    got = unfound_at_index(game, reads, truth, classify)
+    reader = SimpleNamespace(_probabilities=probabilities)
+    photos = {s: s for s in piles}
+    got = unfound_at_index(reader, game, reads, truth, photos)
     assert json.loads(json.dumps(got)) == {"unfound": 2, "named": 1, "sure": 1, "card": 1}     # plain ints
     assert asked == [("declarer", [170, 290], [200, 200])]
-    assert unfound_at_index(game, reads, {"piles": piles}, classify) is None
+    assert unfound_at_index(reader, game, reads, {"piles": piles}, photos) is None
