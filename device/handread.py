@@ -150,6 +150,8 @@ def hand_read(store: Store, session: dict, state: dict) -> dict | None:
     given_raw = [a for a in answers(store, session, state["after_capture"]) if _of_these_photos(a, state)]
     # Every open page asks again after each change: the same hand read is worked out once.
     trick, talon = trick_cards(session), state.get("talon")
+    if talon is None and game.talon == 0:
+        talon = 0       # a game dealt without a talon: every pile is whole tricks, with nothing to say
     sizes = game.pile_sizes(trick, talon) if trick is not None and talon is not None else None
     key = (store_key(store), session["id"], session["game"], bool(state.get("rest_is_theirs")), sizes,
            json.dumps(given_raw, sort_keys=True),

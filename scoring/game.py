@@ -25,6 +25,9 @@ class Game:
     bonuses: tuple[tuple[str, str], ...] = ()
     tariff: Mapping[str, Any] = field(default_factory=dict)
     tricks: Mapping[int, int] = field(default_factory=dict)  # players seated -> cards in each trick (where known)
+    # contract -> cards the Declarer lays into their own pile without a trick (the discards), where the rules say
+    discards: Mapping[str, int] = field(default_factory=dict)
+    talon: int | None = None  # cards in the talon at the deal (0: none, so every pile is whole tricks)
     score: Callable[..., Any] | None = None  # (hand: dict, options: dict | None) -> HandResult
     session_end: Callable[..., Any] | None = None  # (totals, hands_played, options) -> dict of the session's end state
 
@@ -51,6 +54,19 @@ class Game:
         if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 6:
             raise ValueError(f"players must be a whole number 2-6, not {players!r}")
         return frozenset(range(talon_cards(talon), len(self.deck) + 1, players))
+
+    def contract_talon(self, contract: str) -> int:
+        """The cards a contract puts in the Declarer's pile without a trick (`pile_sizes`' `talon`): ValueError
+        for a contract this game does not have, or one that counts no piles or whose count its rules leave open."""
+        names = dict(self.contracts)
+        if contract not in names:
+            raise ValueError(f"{self.name} has no contract {str(contract)[:40]!r}; it has {', '.join(names)}")
+        if self.talon == 0:
+            return 0
+        if contract not in self.discards:
+            raise ValueError(f"{names[contract]}: its rules here give no count of the Declarer's discards; "
+                             "say the number of cards instead")
+        return self.discards[contract]
 
     def trick_cards(self, seated: int) -> int | None:
         """Cards in each trick with `seated` players at the table; None where the rules here do not say."""

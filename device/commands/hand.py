@@ -23,8 +23,12 @@ def register(sub) -> None:
     p.add_argument("--talon", type=int, metavar="N",
                    help="cards in the Declarer's pile not won in a trick (the discards, or the Talon cards the "
                         "contract gives it): with it the count of whole tricks places a card no photo shows")
+    p.add_argument("--contract", metavar="ID",
+                   help="the hand's contract (a game's contract id, e.g. three): says --talon as its rules do "
+                        "(the Declarer's discards)")
     p.add_argument("--players", type=int, metavar="N",
-                   help="with --talon: cards in each trick (default: the game's player count, where it has one)")
+                   help="with --talon or --contract: cards in each trick (default: the game's player count, where "
+                        "it has one)")
     p.add_argument("--json", action="store_true", help="print JSON (the default output format)")
     p.add_argument("--model", help="model release folder (default: newest under models/cards/)")
     p.set_defaults(func=run)
@@ -45,7 +49,8 @@ def run(args: argparse.Namespace) -> int:
     if args.rest and args.both:
         _print({"error": "--rest and --both do not go together"})
         return 2
-    sizes, why = pile_sizes(game, args.talon, args.players)
+    talon, why = contract_talon(game, args.talon, args.contract)
+    sizes, why = pile_sizes(game, talon, args.players) if not why else (None, why)
     if why:
         _print({"error": why})
         return 2
@@ -108,6 +113,22 @@ def _other_printing(piles: dict, reader, game, paths: list[str], sides: list[str
     except (vision.ModelError, vision.ImageError):
         return piles, reader, None      # read with the default, as before
     return piles, again, f"read with {other.name}, the release for other printings: {watch.reason()}"
+
+
+def contract_talon(game, talon: int | None, contract: str | None) -> tuple[int | None, str]:
+    """--talon, or the count --contract says (`scoring.Game.contract_talon`); a game dealt without a talon needs
+    neither (every pile is whole tricks). (None, why) when they disagree or the contract says none."""
+    if contract is not None:
+        try:
+            said = game.contract_talon(contract)
+        except ValueError as exc:
+            return None, str(exc)
+        if talon is not None and talon != said:
+            return None, f"--talon {talon} and --contract {contract} ({said} cards) disagree: say one"
+        return said, ""
+    if talon is None and game.talon == 0:
+        return 0, ""
+    return talon, ""
 
 
 def pile_sizes(game, talon: int | None, players: int | None) -> tuple[frozenset[int] | None, str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 
+import scoring
 from device import handread
 from device.storage import SIDES, Store
 from device.web import scoring_adapter as rules
@@ -100,7 +101,8 @@ def used_up_to(store: Store, session_id: int) -> int:
 def hand_state(store: Store, session: dict) -> dict:
     """The hand being counted: {"after_capture": captures after this id are its photos,
     "declarer_capture", "defenders_capture": capture ids or None, "rest_is_theirs": bool,
-    "talon": cards in the Declarer's pile that no trick brought, as the players said (None: not said)}."""
+    "talon": cards in the Declarer's pile that no trick brought, as the players said (None: not said),
+    "contract": the contract they said it by (None: a number, or nothing said)}."""
     after = used_up_to(store, session["id"])
     raw = store.meta(_state_key(session["id"]))
     saved = json.loads(raw) if raw else {}
@@ -108,18 +110,21 @@ def hand_state(store: Store, session: dict) -> dict:
     # What was said for an earlier hand (its captures since used by a confirmed hand) does not carry over.
     same = saved.get("after_capture") == after
     talon = saved.get("talon") if same else None
+    contract = saved.get("contract") if same else None
     return {
         "after_capture": after,
         "declarer_capture": (pending["declarer"] or {}).get("id"),
         "defenders_capture": (pending["defenders"] or {}).get("id"),
         "rest_is_theirs": bool(saved.get("rest_is_theirs")) and same,
         "talon": talon if isinstance(talon, int) and not isinstance(talon, bool) else None,
+        "contract": contract if isinstance(contract, str) and isinstance(talon, int) else None,
     }
 
 
 def _say(store: Store, session: dict, **said) -> dict:
     state = hand_state(store, session)
-    kept = {"rest_is_theirs": state["rest_is_theirs"], "talon": state["talon"], **said}
+    kept = {"rest_is_theirs": state["rest_is_theirs"], "talon": state["talon"], "contract": state["contract"],
+            **said}
     store.set_meta(_state_key(session["id"]), json.dumps({"after_capture": state["after_capture"], **kept}))
     return hand_state(store, session)
 
@@ -132,7 +137,28 @@ def set_rest_is_theirs(store: Store, session: dict, on: bool) -> dict:
 def set_talon(store: Store, session: dict, talon: int | None) -> dict:
     """How many cards lie in the Declarer's pile without a trick (the discards, or the Talon cards the
     contract gives that side), or None to unsay it; returns the new hand_state."""
-    return _say(store, session, talon=None if talon is None else talon_cards(talon))
+    return _say(store, session, talon=None if talon is None else talon_cards(talon), contract=None)
+
+
+def set_contract(store: Store, session: dict, contract: str | None) -> dict:
+    """Say the hand's contract: the Declarer's discards it puts in their pile are the count's Talon cards
+    (`scoring.Game.contract_talon`; ValueError for a contract without one); None unsays both."""
+    if contract is None:
+        return _say(store, session, talon=None, contract=None)
+    talon = scoring.find_game(session["game"]).contract_talon(contract)
+    return _say(store, session, talon=talon, contract=contract)
+
+
+def contract_talons(game_id: str) -> list[tuple[str, str, int]]:
+    """(contract id, name, its Talon cards) for each contract whose count the rules give."""
+    game = scoring.find_game(game_id)
+    out = []
+    for cid, name in game.contracts:
+        try:
+            out.append((cid, name, game.contract_talon(cid)))
+        except ValueError:
+            continue
+    return out
 
 
 def piles_view(store: Store, session: dict) -> dict:
@@ -181,6 +207,8 @@ def piles_view(store: Store, session: dict) -> dict:
         "placed": sorted({c for p in piles.values() if p for c in p}),
         "rest_is_theirs": state["rest_is_theirs"],
         "talon": state["talon"],
+        "contract": state["contract"],
+        "contracts": contract_talons(game_id),
         "tricks_of": handread.trick_cards(session),
         "state": state,
         "next_side": next((s for s in SIDES if piles[s] is None), None),

@@ -193,6 +193,12 @@ def _other(side: str) -> str:
     return "defenders" if side == "declarer" else "declarer"
 
 
+# The usual Austrian rules (no rules page here): the Call and the Threes take half the talon and discard three
+# into the Declarer's pile, the other half going to the Defenders; the Blind Solo takes all six and discards six;
+# the solos leave the talon to the Defenders. The Better Call is left to the players' count (groups differ).
+DISCARDS = {"call": 3, "three": 3, "colour_three": 3, "blind_solo": 6, "solo_call": 0, "solo_three": 0,
+            "colour_solo": 0}
+
 GAME = Game(
     id="koenigrufen",
     name="Calling the King",
@@ -201,6 +207,8 @@ GAME = Game(
     deck=DECK,
     players=(4,),
     tricks={4: 4},
+    discards=DISCARDS,
+    talon=6,
     counter=count_in_thirds,
     to_win=Fraction(107, 3),
     contracts=CONTRACTS,

@@ -148,6 +148,7 @@ GAME = Game(
     deck=DECK_40,
     players=(4,),
     tricks={4: 4},
+    talon=0,  # ten cards each and no talon: every pile is whole tricks
     counter=count,
     to_win=Fraction(45),
     contracts=CONTRACTS,

@@ -228,6 +228,10 @@ def session_end(totals: dict, hands_played: int, options: dict | None = None) ->
     }
 
 
+# Document 003: the Declarer takes the contract's talon cards and discards as many; the Declarer's discard
+# counts for the Declarer's side, the other three for the Defenders (a Solo takes none and leaves none).
+DISCARDS = {"three": 3, "two": 2, "one": 1, "solo": 0}
+
 GAME = Game(
     id="hungarian",
     name="Hungarian Tarokk",
@@ -235,6 +239,8 @@ GAME = Game(
     deck=DECK_42,
     players=(4, 5),
     tricks={4: 4, 5: 4},  # five at a table: the Dealer sits out
+    discards=DISCARDS,
+    talon=6,
     counter=count_per_card,
     to_win=Fraction(48),
     contracts=CONTRACTS,

@@ -219,6 +219,12 @@ def _fmt(points: Fraction) -> str:
     return GAME.format(points)
 
 
+# Document 002, "The Talon": the Declarer takes one group of the contract's size, discards as many, and the
+# discards count in the Declarer's pile; the rest of the talon goes to the Defenders, all of it in Solo without.
+# (A called King rescued from the talon brings the set-aside cards to whoever wins its trick: the players then
+# say the count instead.) The three-player game takes the same 3, 2 or 1 cards.
+DISCARDS = {"three": 3, "two": 2, "one": 1, "solo_three": 3, "solo_two": 2, "solo_one": 1, "solo_without": 0}
+
 GAME = Game(
     id="slovenian",
     name="Slovenian Tarok",
@@ -226,6 +232,8 @@ GAME = Game(
     deck=DECK,
     players=(4, 3),
     tricks={4: 4, 3: 3},
+    discards=DISCARDS,
+    talon=6,
     counter=count_thirds_rounded,
     to_win=Fraction(36),
     contracts=tuple((c.id, c.name) for c in CONTRACTS.values()),

@@ -487,6 +487,21 @@ def test_cli_says_what_the_tricks_need():
     assert out.returncode == 2 and "--talon" in json.loads(out.stdout)["error"]
 
 
+def test_cli_takes_the_count_from_the_contract_and_says_what_it_cannot():
+    from device.commands.hand import contract_talon
+
+    game = SLOVENIAN
+    assert contract_talon(game, None, "two") == (2, "") and contract_talon(game, 2, "two") == (2, "")
+    assert contract_talon(game, None, None) == (None, "")       # nothing said: the count stays open
+    assert contract_talon(scoring.find_game("zwanzigerrufen"), None, None) == (0, "")   # no talon dealt
+    out = _cli("a.jpg", "b.jpg", "--game", "slovenian", "--contract", "beggar", "--players", "4")
+    assert out.returncode == 2 and "say the number" in json.loads(out.stdout)["error"]
+    out = _cli("a.jpg", "b.jpg", "--game", "slovenian", "--contract", "three", "--talon", "2", "--players", "4")
+    assert out.returncode == 2 and "disagree" in json.loads(out.stdout)["error"]
+    out = _cli("a.jpg", "b.jpg", "--game", "koenigrufen", "--contract", "nonsense")
+    assert out.returncode == 2 and "has no contract 'nonsense'" in json.loads(out.stdout)["error"]
+
+
 def test_cli_says_how_many_photos_it_needs():
     out = _cli("a.jpg", "--game", "slovenian")
     assert out.returncode == 2 and "two photos" in json.loads(out.stdout)["error"]
@@ -523,7 +538,8 @@ def test_cli_reads_cards_the_default_reads_unsure_with_the_release_for_other_pri
     monkeypatch.setattr(PrintingWatch, "unlike_reference", lambda self: True)
     photos = ROOT / "device/demo/photos"
     args = argparse.Namespace(images=[str(photos / "hand1_declarer.jpg"), str(photos / "hand1_defenders.jpg")],
-                              game="slovenian", rest=None, both=False, talon=None, players=None, json=True,
+                              game="slovenian", rest=None, both=False, talon=None, contract=None, players=None,
+                              json=True,
                               model=None)
     assert hand_command.run(args) == 0
     hand = json.loads(capsys.readouterr().out)

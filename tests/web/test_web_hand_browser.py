@@ -79,9 +79,10 @@ def q_has_faces(question) -> bool:
     return bool(question.find_elements(By.CSS_SELECTOR, "img[src^='/cards/']"))
 
 
-def test_one_choice_of_the_talon_cards_settles_a_lost_card(browser, server):  # noqa: F811
-    """The Pagat not found; the players choose how many cards no trick brought lie in the Declarer's pile (one
-    choice, no second tap), and the count of whole tricks puts the Pagat in that pile."""
+def test_one_choice_of_the_contract_settles_a_lost_card(browser, server):  # noqa: F811
+    """The Pagat not found; the players choose the hand's contract (one choice, no second tap), which says how
+    many cards no trick brought lie in the Declarer's pile, and the count of whole tricks puts the Pagat in that
+    pile. The hand form then starts on that contract."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
@@ -96,10 +97,13 @@ def test_one_choice_of_the_talon_cards_settles_a_lost_card(browser, server):  # 
     wait = both_piles_photographed(browser, base)
     assert "The Pagat was not found" in browser.page_source
     check_phone_page(browser, "Capture with the Talon cards to say")
-    Select(browser.find_element(By.ID, "talon-select")).select_by_value(str(len(dec) % 4))
+    contract = {3: "three", 2: "two", 1: "one", 0: "solo_without"}[len(dec) % 4]
+    Select(browser.find_element(By.ID, "talon-select")).select_by_value(f"contract:{contract}")
     wait.until(lambda b: b.find_elements(By.ID, "hand-settled"))
     assert not browser.find_elements(By.CSS_SELECTOR, ".hand-question")
     assert GAME.format(GAME.count(dec)) in browser.find_element(By.ID, "pile-declarer").text
+    browser.get(base + "/hand")
+    assert Select(browser.find_element(By.ID, "contract")).first_selected_option.get_attribute("value") == contract
 
 
 def test_many_lost_cards_ask_for_a_new_photo_and_one_tap_takes_it(browser, server, tmp_path):  # noqa: F811

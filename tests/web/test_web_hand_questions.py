@@ -239,6 +239,45 @@ def test_saying_the_talon_cards_lets_the_count_of_tricks_place_a_lost_card(playe
     assert player.put("/api/hand-state", json={"rest_is_theirs": False}).json()["talon"] == 2
 
 
+def test_saying_the_contract_says_its_discards_and_carries_to_the_hand_form(player, reads):
+    dec = lost_pagat(player, reads)
+    contract = {3: "three", 2: "two", 1: "one", 0: "solo_without"}[len(dec) % 4]
+    page = player.get("/capture").text
+    assert f'value="contract:{contract}"' in page and 'value="contract:beggar"' not in page   # Beggar counts none
+    r = player.post("/capture/talon", data={"csrf": player.csrf, "talon": f"contract:{contract}"},
+                    follow_redirects=False)
+    assert r.status_code == 303
+    hand = player.get("/api/hand").json()
+    assert hand["settled"] and "T1" in hand["sides"]["declarer"]["cards"]       # the count placed the Pagat
+    said = player.get("/api/piles").json()
+    assert (said["contract"], said["talon"]) == (contract, len(dec) % 4)
+    assert f'value="contract:{contract}" selected' in player.get("/capture").text
+    # the hand form starts on the same contract: the score needs it anyway, so no second tap
+    assert f'<option value="{contract}" selected' in player.get("/hand").text
+    # a number said instead unsays the contract; the contract unsaid unsays both
+    assert player.put("/api/hand-state", json={"talon": len(dec) % 4}).json()["contract"] is None
+    assert player.put("/api/hand-state", json={"contract": contract}).json()["talon"] == len(dec) % 4
+    r = player.put("/api/hand-state", json={"contract": None})
+    assert (r.json()["contract"], r.json()["talon"]) == (None, None)
+    assert [q["card"] for q in player.get("/api/hand").json()["questions"]] == ["T1"]
+    assert '<option value="three" selected' not in player.get("/hand").text
+
+
+@pytest.mark.parametrize("bad", [{"contract": "beggar"}, {"contract": "nonsense"}, {"contract": 3},
+                                 {"contract": "x" * 41}])
+def test_a_contract_without_a_count_is_refused_and_changes_nothing(player, reads, bad):
+    lost_pagat(player, reads)
+    player.put("/api/hand-state", json={"talon": 2})
+    r = player.put("/api/hand-state", json=bad)
+    assert r.status_code == 422
+    said = player.get("/api/piles").json()
+    assert (said["talon"], said["contract"]) == (2, None)
+    r = player.post("/capture/talon", data={"csrf": player.csrf, "talon": "contract:dodge_round"},
+                    follow_redirects=False)
+    assert r.status_code == 422 and "say the number" in r.text
+    assert player.get("/api/piles").json()["talon"] == 2
+
+
 @pytest.mark.parametrize("bad", [{"talon": 13}, {"talon": -1}, {"talon": "three"}, {"talon": 2.5}, {"talo": 1}])
 def test_a_malformed_talon_count_is_refused(player, bad):
     assert player.put("/api/hand-state", json=bad).status_code == 422

@@ -217,7 +217,7 @@ def test_the_rest_is_theirs_is_kept_for_the_hand_and_ends_with_it(player, table)
         assert "every other card" in page or 'value="piles"' in page
     assert player.get("/api/piles").json()["state"] == {
         "after_capture": 0, "declarer_capture": 1, "defenders_capture": None, "rest_is_theirs": True,
-        "talon": None}
+        "talon": None, "contract": None}
     r = player.post("/hands", data=form(player, points_source="piles"), follow_redirects=False)
     assert r.status_code == 303
     hand = table[1].get_hand(int(r.headers["location"].split("/")[2].split("?")[0]))["hand"]

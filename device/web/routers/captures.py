@@ -56,6 +56,8 @@ class HandStateBody(BaseModel):
     rest_is_theirs: bool | None = None
     talon: int | None = Field(None, ge=0, le=12, description="cards in the Declarer's pile that no trick "
                               "brought (discards, Talon cards); null: not said")
+    contract: str | None = Field(None, max_length=40, description="the hand's contract, which says those cards "
+                                 "(the game's rules); null: not said. Said with talon, the contract wins")
 
 
 # A version check and the write it allows happen together, so two devices cannot both pass the check.
@@ -141,10 +143,17 @@ def rest_form(c: Ctx, session: Evening, on: Annotated[str, Form()] = "", id: Ann
 
 @router.post("/capture/talon", dependencies=[Depends(require_write)])
 def talon_form(c: Ctx, session: Evening, talon: Annotated[str, Form()] = "", id: Annotated[str, Form()] = ""):
-    try:
-        piles.set_talon(c.store, session, int(talon) if talon.strip() else None)
-    except ValueError:
-        raise HTTPException(422, f"talon cards: a whole number 0-12, or nothing; not {talon[:20]!r}") from None
+    said = talon.strip()
+    if said.startswith("contract:"):    # the select's contracts: "contract:three"
+        try:
+            piles.set_contract(c.store, session, said.removeprefix("contract:"))
+        except ValueError as exc:
+            raise HTTPException(422, str(exc)) from None
+    else:
+        try:
+            piles.set_talon(c.store, session, int(said) if said else None)
+        except ValueError:
+            raise HTTPException(422, f"talon cards: a whole number 0-12, or nothing; not {talon[:20]!r}") from None
     events.changed("hand_state")
     return RedirectResponse(f"/capture?id={id}" if id.isdigit() else "/capture", status_code=303)
 
@@ -216,7 +225,12 @@ def _piles_json(c: WebContext, session: dict) -> dict:
 def set_hand_state(body: HandStateBody, c: Ctx, session: Evening):
     if body.rest_is_theirs is not None:
         piles.set_rest_is_theirs(c.store, session, body.rest_is_theirs)
-    if "talon" in body.model_fields_set:
+    if "contract" in body.model_fields_set:
+        try:
+            piles.set_contract(c.store, session, body.contract)
+        except ValueError as exc:
+            raise HTTPException(422, str(exc)) from None
+    elif "talon" in body.model_fields_set:
         piles.set_talon(c.store, session, body.talon)
     events.changed("hand_state")
     return _piles_json(c, session)

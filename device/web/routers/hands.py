@@ -22,6 +22,8 @@ router = APIRouter(tags=["hands"])
 def new_hand_page(request: Request, c: Ctx, session: Evening):
     view = piles.piles_view(c.store, session)
     hand = {"bonuses": view["suggestions"], "kontra": {}, "declarer": None, "partner": None}
+    if view["contract"]:    # said on the Capture page to count the piles: the same contract, no second tap
+        hand["contract"] = view["contract"]
     return _form(request, session, view, hand, action="/hands", hand_id=None)
 
 

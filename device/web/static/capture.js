@@ -132,7 +132,9 @@
     // the Talon cards said: one choice, no second tap on "Say"
     if (event.target.id === "talon-select") {
       const value = event.target.value;
-      api("PUT", "/api/hand-state", {talon: value === "" ? null : parseInt(value, 10)}).then(function (ok) { if (ok) refresh(); });
+      const said = value.indexOf("contract:") === 0 ? {contract: value.slice(9)}
+        : {talon: value === "" ? null : parseInt(value, 10)};
+      api("PUT", "/api/hand-state", said).then(function (ok) { if (ok) refresh(); });
     }
   });
 
