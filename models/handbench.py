@@ -529,7 +529,10 @@ def summarise(rows: list[dict]) -> dict:
             if few:
                 out[f"{deck_size}-card {mode}"].update({
                     "hands_hiding_at_most_two_cards": len(few),
-                    "settled_and_right_when_at_most_two_cards_hide": _right(few)})
+                    "settled_and_right_when_at_most_two_cards_hide": _right(few),
+                    "settled_but_wrong_when_at_most_two_cards_hide": sum(h["settled"] and not h["right"] for h in few),
+                    "questions_per_hand_when_at_most_two_cards_hide": round(
+                        sum(h["questions"] for h in few) / len(few), 3)})
             bound = [r[f"bound_{mode}"] for r in rows if r["deck"] == deck_size and f"bound_{mode}" in r]
             if bound:
                 out[f"{deck_size}-card {mode}"]["settled_and_right_if_every_card_showing_a_third_were_read"] = round(

@@ -84,6 +84,11 @@ def run(args: argparse.Namespace) -> int:
     out = hand.to_json(game)
     for side in SIDES:
         out["sides"][side] = {"image": images.get(side), **out["sides"][side]}
+    n = len(out["sides"]["declarer"]["cards"])
+    if sizes is not None and n not in sizes and (args.contract is not None or args.talon is not None):
+        # the count said and the cards read disagree: the contract may be wrong (and with it the score)
+        out["count_warning"] = (f"the Declarer's pile holds {n} cards, which whole tricks and the "
+                                f"{talon} cards without a trick said cannot make: check the contract")
     out["ms"] = round((time.perf_counter() - t0) * 1000)
     out["model"] = reader.rec.name
     if switched:

@@ -81,6 +81,8 @@ def test_summary_splits_hands_by_how_many_cards_hide_their_index():
     assert s54["settled_and_right_when_every_card_shows_a_third"] == 0.5
     # the issue's own hands hide at most two cards each: the hand hiding three is left out of that share
     assert s54["hands_hiding_at_most_two_cards"] == 4 and s54["settled_and_right_when_at_most_two_cards_hide"] == 0.25
+    assert s54["settled_but_wrong_when_at_most_two_cards_hide"] == 1        # hand 4 (one hiding)
+    assert s54["questions_per_hand_when_at_most_two_cards_hide"] == 1.0     # 2 + 2 over four hands
     assert out["42-card both"]["settled_and_right_when_every_card_shows_a_third"] == 1.0
 
 

@@ -527,6 +527,20 @@ def test_cli_reads_the_demo_hand_as_one_hand():
 
 
 @pytest.mark.slow
+def test_cli_says_when_the_contract_cannot_make_the_declarers_count():
+    photos = ROOT / "device/demo/photos"
+    truth = json.loads((photos / "hand1_declarer.json").read_text())["pile"]
+    fits = {3: "three", 2: "two", 1: "one", 0: "solo_without"}[len(truth) % 4]
+    wrong = "three" if fits != "three" else "two"
+    args = [str(photos / "hand1_declarer.jpg"), str(photos / "hand1_defenders.jpg"), "--game", "slovenian",
+            "--players", "4", "--contract"]
+    right = json.loads(_cli(*args, fits).stdout)
+    assert "count_warning" not in right and len(right["sides"]["declarer"]["cards"]) == len(truth)
+    out = json.loads(_cli(*args, wrong).stdout)
+    assert out["count_warning"].startswith(f"the Declarer's pile holds {len(truth)} cards")
+
+
+@pytest.mark.slow
 def test_cli_reads_cards_the_default_reads_unsure_with_the_release_for_other_printings(monkeypatch, capsys):
     """The table's watch on the command line: past its line, both photos are read again with that release."""
     import argparse

@@ -263,6 +263,49 @@ def test_saying_the_contract_says_its_discards_and_carries_to_the_hand_form(play
     assert '<option value="three" selected' not in player.get("/hand").text
 
 
+def test_a_hand_saved_from_the_photos_keeps_the_contract_they_were_counted_for(player, reads):
+    dec = lost_pagat(player, reads)
+    contract = {3: "three", 2: "two", 1: "one", 0: "solo_without"}[len(dec) % 4]
+    other = "solo_three" if contract != "solo_three" else "three"
+    player.put("/api/hand-state", json={"contract": contract})
+    data = {"csrf": player.csrf, "declarer": "Ana", "partner": "Cene", "contract": other,
+            "points_source": "piles", "kontra_contract": "1",
+            "counted_after": str(player.get("/api/piles").json()["state"]["after_capture"])}
+    r = player.post("/hands", data=data, follow_redirects=False)
+    assert r.status_code == 409 and "counted for" in r.text
+    assert player.get("/api/hands").json() == []
+    data["contract"] = contract
+    r = player.post("/hands", data=data, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    saved = player.get("/api/hands").json()
+    assert len(saved) == 1
+    hand = player.get(f"/api/hands/{saved[0]['id']}").json()["hand"]
+    assert hand["contract"] == contract and "T1" in hand["piles"]["declarer"]    # the count's placement kept
+
+
+def test_a_contract_the_piles_count_cannot_fit_is_shown_to_check(player, reads):
+    """Every card read: a contract whose discards and whole tricks cannot make the Declarer's count is named on
+    both pages (the contract may be wrong, and with it the score), and the hand still counts as read."""
+    dec, dfn = deal(k=26, seed=2)
+    reads += [pile(seen(c) for c in dec), pile(seen(c) for c in dfn)]
+    shoot(player, "declarer")
+    shoot(player, "defenders")
+    fits = {3: "three", 2: "two", 1: "one", 0: "solo_without"}[len(dec) % 4]
+    wrong = "three" if fits != "three" else "two"
+    player.put("/api/hand-state", json={"contract": fits})
+    assert player.get("/api/piles").json()["count_warning"] is None
+    player.put("/api/hand-state", json={"contract": wrong})
+    said = player.get("/api/piles").json()
+    warning = said["count_warning"]
+    assert warning.startswith(f"The Declarer's pile holds {len(dec)} cards, but with ")
+    assert dict(GAME.contracts)[wrong] in warning and "check the contract" in warning
+    assert said["settled"]                      # every card read: nothing to ask, but something to check
+    assert 'id="count-warning"' in player.get("/capture").text
+    assert 'id="pile-count-warning"' in player.get("/hand").text
+    player.put("/api/hand-state", json={"contract": None})
+    assert player.get("/api/piles").json()["count_warning"] is None     # nothing said: nothing to check
+
+
 @pytest.mark.parametrize("bad", [{"contract": "beggar"}, {"contract": "nonsense"}, {"contract": 3},
                                  {"contract": "x" * 41}])
 def test_a_contract_without_a_count_is_refused_and_changes_nothing(player, reads, bad):

@@ -102,6 +102,17 @@ async def create_hand_form(request: Request, c: Ctx, session: Evening):
             "piles",
             409,
         )
+    said = view.get("contract")
+    if form.get("points_source") == "piles" and said and hand.get("contract") != said:
+        # the piles were placed by the count this contract says: another contract would count them otherwise
+        names = dict(rules.game(session["game"]).contracts)
+        return refuse(
+            f"The photos were counted for {names.get(said, said)}, but this hand says "
+            f"{names.get(hand.get('contract'), 'another contract')}. Say this hand's contract on the Capture page "
+            "(its count places the cards no photo shows), or pick the same one here.",
+            "contract",
+            409,
+        )
     try:
         hand = checked_hand(hand, session)
         result = score_at(c.store, session, hand)
