@@ -161,6 +161,16 @@ def contract_talons(game_id: str) -> list[tuple[str, str, int]]:
     return out
 
 
+def other_count(session: dict, said: str, contract: str | None) -> bool:
+    """Whether the hand's `contract` puts another number of cards in the Declarer's pile than the contract the
+    piles were counted for (`said`): a contract with no count of its own (one that counts no Card Points) does not."""
+    game = scoring.find_game(session["game"])
+    try:
+        return game.contract_talon(str(contract)) != game.contract_talon(said)
+    except ValueError:
+        return False
+
+
 def count_warning(session: dict, state: dict, declarer: list[str] | None) -> str | None:
     """Where the players said the Talon cards (or the contract) and the Declarer's pile, as read, holds a count
     that whole tricks and those cards cannot make: the contract said may be wrong (then so is the score), or a

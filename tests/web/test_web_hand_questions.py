@@ -266,7 +266,7 @@ def test_saying_the_contract_says_its_discards_and_carries_to_the_hand_form(play
 def test_a_hand_saved_from_the_photos_keeps_the_contract_they_were_counted_for(player, reads):
     dec = lost_pagat(player, reads)
     contract = {3: "three", 2: "two", 1: "one", 0: "solo_without"}[len(dec) % 4]
-    other = "solo_three" if contract != "solo_three" else "three"
+    other = {"three": "two", "two": "one", "one": "three", "solo_without": "three"}[contract]
     player.put("/api/hand-state", json={"contract": contract})
     data = {"csrf": player.csrf, "declarer": "Ana", "partner": "Cene", "contract": other,
             "points_source": "piles", "kontra_contract": "1",
@@ -274,13 +274,24 @@ def test_a_hand_saved_from_the_photos_keeps_the_contract_they_were_counted_for(p
     r = player.post("/hands", data=data, follow_redirects=False)
     assert r.status_code == 409 and "counted for" in r.text
     assert player.get("/api/hands").json() == []
-    data["contract"] = contract
+    # a contract with the same count (a solo of the same size) counts the piles alike: saved
+    data["contract"] = {"three": "solo_three", "two": "solo_two", "one": "solo_one"}.get(contract, contract)
+    data["partner"] = ""                        # the solos are played alone
     r = player.post("/hands", data=data, follow_redirects=False)
     assert r.status_code == 303, r.text
     saved = player.get("/api/hands").json()
     assert len(saved) == 1
     hand = player.get(f"/api/hands/{saved[0]['id']}").json()["hand"]
-    assert hand["contract"] == contract and "T1" in hand["piles"]["declarer"]    # the count's placement kept
+    assert hand["contract"] == data["contract"] and "T1" in hand["piles"]["declarer"]  # the count's placement kept
+
+
+def test_only_a_contract_with_another_count_is_another_count():
+    from device.web.piles import other_count
+
+    session = {"game": "slovenian"}
+    assert other_count(session, "three", "two") and not other_count(session, "three", "solo_three")
+    assert not other_count(session, "three", "beggar")          # counts no Card Points: the piles do not matter
+    assert not other_count(session, "three", None) and not other_count(session, "three", "nonsense")
 
 
 def test_a_contract_the_piles_count_cannot_fit_is_shown_to_check(player, reads):

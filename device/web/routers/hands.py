@@ -103,8 +103,8 @@ async def create_hand_form(request: Request, c: Ctx, session: Evening):
             409,
         )
     said = view.get("contract")
-    if form.get("points_source") == "piles" and said and hand.get("contract") != said:
-        # the piles were placed by the count this contract says: another contract would count them otherwise
+    if form.get("points_source") == "piles" and said and piles.other_count(session, said, hand.get("contract")):
+        # the piles were placed by the count this contract says: the hand's contract would count them otherwise
         names = dict(rules.game(session["game"]).contracts)
         return refuse(
             f"The photos were counted for {names.get(said, said)}, but this hand says "
