@@ -453,3 +453,41 @@ def test_a_read_the_players_name_as_a_card_not_offered_is_that_card(player, read
         hand = player.post("/api/hand/answers", json={"kind": "which_pile", "side": "defenders",
                                                       "card": q["card"]}).json()
     assert hand["settled"] and {"HK", "HQ"} <= set(hand["sides"]["defenders"]["cards"])
+
+
+def test_a_game_dealt_without_a_talon_places_a_lost_card_by_whole_tricks_with_nothing_said(tmp_path):
+    """Calling the Twenty: ten cards each and no talon, so every pile is whole tricks of four; the Pagat no photo
+    shows goes where the count allows without a word from the players (with tricks of three it would not)."""
+    from fastapi.testclient import TestClient
+    from web_doubles import PIN, build_table, csrf_of
+
+    twenty = scoring.find_game("zwanzigerrufen")
+    app, store, controller, _ = build_table(tmp_path, {"game": "zwanzigerrufen", "max_body_bytes": 100_000})
+    ids = [c.id for c in twenty.deck]
+    order = [ids[i] for i in np.random.default_rng(7).permutation(len(ids))]
+    others = [c for c in order if c != "T1"]
+    dec, dfn = others[:19] + ["T1"], others[19:]              # five tricks each
+    queue = [pile(seen(c) for c in dec if c != "T1"), pile(seen(c) for c in dfn)]
+    plain_capture = controller.capture
+
+    def capture(side=None):
+        cid = plain_capture(side)
+        read = queue.pop(0)
+        store._write("UPDATE captures SET recognitions = ? WHERE id = ?",
+                     (json.dumps(handread.recognitions_of(read, twenty)), cid))
+        handread.save_pile(store, cid, read.to_json())
+        return cid
+
+    controller.capture = capture
+    try:
+        with TestClient(app, base_url="http://table.local") as client:
+            client.csrf = csrf_of(client)
+            client.post("/login", data={"pin": PIN, "csrf": client.csrf, "next": "/sheet"})
+            client.headers["X-CSRF-Token"] = client.csrf
+            shoot(client, "declarer")
+            shoot(client, "defenders")
+            hand = client.get("/api/hand").json()
+            assert client.get("/api/piles").json()["talon"] is None          # nothing said
+            assert hand["settled"] and "T1" in hand["sides"]["declarer"]["cards"]
+    finally:
+        store.close()
