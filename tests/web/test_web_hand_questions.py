@@ -244,6 +244,7 @@ def test_saying_the_contract_says_its_discards_and_carries_to_the_hand_form(play
     contract = {3: "three", 2: "two", 1: "one", 0: "solo_without"}[len(dec) % 4]
     page = player.get("/capture").text
     assert f'value="contract:{contract}"' in page and 'value="contract:beggar"' not in page   # Beggar counts none
+    assert 'id="say-contract-first"' in page        # a lost card's pile asked: the contract may place it
     r = player.post("/capture/talon", data={"csrf": player.csrf, "talon": f"contract:{contract}"},
                     follow_redirects=False)
     assert r.status_code == 303
@@ -252,6 +253,7 @@ def test_saying_the_contract_says_its_discards_and_carries_to_the_hand_form(play
     said = player.get("/api/piles").json()
     assert (said["contract"], said["talon"]) == (contract, len(dec) % 4)
     assert f'value="contract:{contract}" selected' in player.get("/capture").text
+    assert 'id="say-contract-first"' not in player.get("/capture").text    # said, and nothing left to ask
     # the hand form starts on the same contract: the score needs it anyway, so no second tap
     assert f'<option value="{contract}" selected' in player.get("/hand").text
     # a number said instead unsays the contract; the contract unsaid unsays both
