@@ -142,10 +142,14 @@ def pile_sizes(game, talon: int | None, players: int | None) -> tuple[frozenset[
         return None, ("--players needs --talon (how many cards lie in the Declarer's pile without a trick)"
                       if players is not None else "")
     if players is None:
-        if len(game.players) != 1:
+        per_trick = set(game.tricks.values())
+        if len(per_trick) == 1:         # every seating plays tricks of one size (Hungarian: five, the Dealer out)
+            players = per_trick.pop()
+        elif len(game.players) != 1:
             return None, (f"{game.name} is played by {' or '.join(map(str, game.players))}: "
                           "say --players (cards in each trick)")
-        players = game.players[0]
+        else:
+            players = game.players[0]
     try:
         return game.pile_sizes(players, talon), ""
     except ValueError as exc:

@@ -494,6 +494,11 @@ def test_cli_takes_the_count_from_the_contract_and_says_what_it_cannot():
     assert contract_talon(game, None, "two") == (2, "") and contract_talon(game, 2, "two") == (2, "")
     assert contract_talon(game, None, None) == (None, "")       # nothing said: the count stays open
     assert contract_talon(scoring.find_game("zwanzigerrufen"), None, None) == (0, "")   # no talon dealt
+    from device.commands.hand import pile_sizes
+
+    hungarian = scoring.find_game("hungarian")        # four or five at the table, tricks of four either way
+    assert pile_sizes(hungarian, 2, None) == (hungarian.pile_sizes(4, 2), "")
+    assert pile_sizes(game, 2, None)[0] is None and "--players" in pile_sizes(game, 2, None)[1]   # 3 or 4
     out = _cli("a.jpg", "b.jpg", "--game", "slovenian", "--contract", "beggar", "--players", "4")
     assert out.returncode == 2 and "say the number" in json.loads(out.stdout)["error"]
     out = _cli("a.jpg", "b.jpg", "--game", "slovenian", "--contract", "three", "--talon", "2", "--players", "4")
