@@ -138,6 +138,21 @@ def trick_cards(session: dict) -> int | None:
     return scoring.find_game(session["game"]).trick_cards(len(session["players"]))
 
 
+def count_warning(game, trick: int | None, talon: int | None, contract: str | None, held: int) -> str | None:
+    """Where the players said the Talon cards (`talon`, or the `contract` that says them) and the Declarer's pile,
+    as read, `held` cards that whole tricks of `trick` and those cards cannot make: the contract said may be wrong
+    (then so is the score), or a card was read twice or missed. None when it fits or nothing was said."""
+    if trick is None or talon is None:
+        return None
+    sizes = game.pile_sizes(trick, talon)
+    if held in sizes:
+        return None
+    near = sorted(sorted(sizes, key=lambda k: (abs(k - held), k))[:2])
+    said = dict(game.contracts).get(contract) if contract else f"{talon} cards without a trick"
+    return (f"The Declarer's pile holds {held} cards, but with {said} and tricks of {trick} cards it should hold "
+            f"{' or '.join(map(str, near))}: check the contract, or look for a card read twice or missed.")
+
+
 def hand_read(store: Store, session: dict, state: dict) -> dict | None:
     """The hand being counted, read as one hand: {"sides": {side: {"cards", "points"}}, "questions",
     "settled", "json"}; None when a photographed side has no pile read (manual cards, a fake recogniser)."""
@@ -149,9 +164,8 @@ def hand_read(store: Store, session: dict, state: dict) -> dict | None:
                 if state.get(f"{side}_capture") is not None}
     given_raw = [a for a in answers(store, session, state["after_capture"]) if _of_these_photos(a, state)]
     # Every open page asks again after each change: the same hand read is worked out once.
-    trick, talon = trick_cards(session), state.get("talon")
-    if talon is None and game.talon == 0:
-        talon = 0       # a game dealt without a talon: every pile is whole tricks, with nothing to say
+    trick = trick_cards(session)
+    talon = state.get("talon") if state.get("talon") is not None else game.unsaid_talon()
     sizes = game.pile_sizes(trick, talon) if trick is not None and talon is not None else None
     key = (store_key(store), session["id"], session["game"], bool(state.get("rest_is_theirs")), sizes,
            json.dumps(given_raw, sort_keys=True),

@@ -61,12 +61,17 @@ class Game:
         names = dict(self.contracts)
         if contract not in names:
             raise ValueError(f"{self.name} has no contract {str(contract)[:40]!r}; it has {', '.join(names)}")
-        if self.talon == 0:
-            return 0
+        if self.unsaid_talon() is not None:
+            return self.unsaid_talon()
         if contract not in self.discards:
             raise ValueError(f"{names[contract]}: its rules here give no count of the Declarer's discards; "
                              "say the number of cards instead")
         return self.discards[contract]
+
+    def unsaid_talon(self) -> int | None:
+        """The cards in the Declarer's pile without a trick when the players say nothing: 0 in a game dealt without
+        a talon (every pile is whole tricks), else not known (None)."""
+        return 0 if self.talon == 0 else None
 
     def trick_cards(self, seated: int) -> int | None:
         """Cards in each trick with `seated` players at the table; None where the rules here do not say."""

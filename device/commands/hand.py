@@ -36,6 +36,7 @@ def register(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import vision
+    from device.handread import count_warning
     from vision.hand import SIDES, HandReader
 
     game, code = load_game(args.game)
@@ -84,11 +85,11 @@ def run(args: argparse.Namespace) -> int:
     out = hand.to_json(game)
     for side in SIDES:
         out["sides"][side] = {"image": images.get(side), **out["sides"][side]}
-    n = len(out["sides"]["declarer"]["cards"])
-    if sizes is not None and n not in sizes and (args.contract is not None or args.talon is not None):
-        # the count said and the cards read disagree: the contract may be wrong (and with it the score)
-        out["count_warning"] = (f"the Declarer's pile holds {n} cards, which whole tricks and the "
-                                f"{talon} cards without a trick said cannot make: check the contract")
+    said = talon if args.contract is not None or args.talon is not None else None   # not a game's unsaid 0
+    warning = count_warning(game, trick_size(game, args.players)[0], said, args.contract,
+                            len(out["sides"]["declarer"]["cards"]))
+    if warning:     # the count said and the cards read disagree: the contract may be wrong (and with it the score)
+        out["count_warning"] = warning[0].lower() + warning[1:]
     out["ms"] = round((time.perf_counter() - t0) * 1000)
     out["model"] = reader.rec.name
     if switched:
@@ -131,9 +132,7 @@ def contract_talon(game, talon: int | None, contract: str | None) -> tuple[int |
         if talon is not None and talon != said:
             return None, f"--talon {talon} and --contract {contract} ({said} cards) disagree: say one"
         return said, ""
-    if talon is None and game.talon == 0:
-        return 0, ""
-    return talon, ""
+    return (talon if talon is not None else game.unsaid_talon()), ""
 
 
 def pile_sizes(game, talon: int | None, players: int | None) -> tuple[frozenset[int] | None, str]:
@@ -141,19 +140,27 @@ def pile_sizes(game, talon: int | None, players: int | None) -> tuple[frozenset[
     if talon is None:
         return None, ("--players needs --talon (how many cards lie in the Declarer's pile without a trick)"
                       if players is not None else "")
-    if players is None:
-        per_trick = set(game.tricks.values())
-        if len(per_trick) == 1:         # every seating plays tricks of one size (Hungarian: five, the Dealer out)
-            players = per_trick.pop()
-        elif len(game.players) != 1:
-            return None, (f"{game.name} is played by {' or '.join(map(str, game.players))}: "
-                          "say --players (cards in each trick)")
-        else:
-            players = game.players[0]
+    players, why = trick_size(game, players)
+    if why:
+        return None, why
     try:
         return game.pile_sizes(players, talon), ""
     except ValueError as exc:
         return None, str(exc)
+
+
+def trick_size(game, players: int | None) -> tuple[int | None, str]:
+    """Cards in each trick: --players, or the one size every seating of the game plays (Hungarian: four or five at
+    the table, tricks of four), or the game's one player count; (None, why) where the seatings differ."""
+    if players is not None:
+        return players, ""
+    per_trick = set(game.tricks.values())
+    if len(per_trick) == 1:
+        return per_trick.pop(), ""
+    if len(game.players) != 1:
+        return None, (f"{game.name} is played by {' or '.join(map(str, game.players))}: "
+                      "say --players (cards in each trick)")
+    return game.players[0], ""
 
 
 def load_game(name: str):

@@ -171,25 +171,6 @@ def other_count(session: dict, said: str, contract: str | None) -> bool:
         return False
 
 
-def count_warning(session: dict, state: dict, declarer: list[str] | None) -> str | None:
-    """Where the players said the Talon cards (or the contract) and the Declarer's pile, as read, holds a count
-    that whole tricks and those cards cannot make: the contract said may be wrong (then so is the score), or a
-    card was read twice or missed. None when it fits or nothing was said."""
-    trick, talon = handread.trick_cards(session), state["talon"]
-    if declarer is None or trick is None or talon is None:
-        return None
-    game = scoring.find_game(session["game"])
-    sizes = game.pile_sizes(trick, talon)
-    n = len(declarer)
-    if n in sizes:
-        return None
-    near = sorted(sizes, key=lambda k: (abs(k - n), k))[:2]
-    said = dict(game.contracts).get(state["contract"]) if state["contract"] else f"{talon} cards without a trick"
-    return (f"The Declarer's pile holds {n} cards, but with {said} and tricks of {trick} cards it should hold "
-            f"{' or '.join(map(str, sorted(near)))}: check the contract, or look for a card read twice or "
-            "missed.")
-
-
 def piles_view(store: Store, session: dict) -> dict:
     """Both sides of the hand being counted, from `hand_state`.
 
@@ -221,6 +202,7 @@ def piles_view(store: Store, session: dict) -> dict:
             "rest": side == rest_side,
         }
     complete = all(piles[s] is not None for s in SIDES)
+    trick = handread.trick_cards(session)
     latest = store.latest_capture()
     unassigned = (
         latest
@@ -238,8 +220,9 @@ def piles_view(store: Store, session: dict) -> dict:
         "talon": state["talon"],
         "contract": state["contract"],
         "contracts": contract_talons(game_id),
-        "count_warning": count_warning(session, state, piles["declarer"]) if complete else None,
-        "tricks_of": handread.trick_cards(session),
+        "count_warning": handread.count_warning(scoring.find_game(game_id), trick, state["talon"], state["contract"],
+                                                len(piles["declarer"])) if complete else None,
+        "tricks_of": trick,
         "state": state,
         "next_side": next((s for s in SIDES if piles[s] is None), None),
         "unassigned": unassigned,
