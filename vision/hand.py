@@ -53,10 +53,18 @@ class HandSettings:
     min_candidate: float = 1e-5
     hidden: float = 0.02            # chance that a card of a pile was not detected at all
     seen_twice: float = 0.1         # chance that a read is a card another read of its photo is sure of, seen again
-    twice_near: float | None = 0.8  # ... when it is turned against the pile's run (a card's other corner) or lies
+    twice_near: float | None = 0.3  # ... when it is turned against the pile's run (a card's other corner) or lies
     #                                 within this many index heights of that read; None: anywhere in the photo (dev
     #                                 hands: settled and right 37, 46, 11, 19 -> 38, 46, 13, 19; independent 11, 18,
-    #                                 3, 6 -> 12, 18, 4, 6; none wrong)
+    #                                 3, 6 -> 12, 18, 4, 6; none wrong, at 0.8). Session 38: of the reads of three
+    #                                 caches giving a card a tenth or more that a read 0.3-0.8 index heights along
+    #                                 the run is sure of, and sits on, none was that index again (0 of 104; 25 of 160
+    #                                 within 0.1-0.3): a neighbour's index misread. 0.8 -> 0.3: settled +4, none wrong
+    claimed_none: float = 0.2       # a read giving no card less than `claimed_pn` (after the heat), whose likeliest
+    claimed_pn: float = 0.05        # cards (half its mass) surer reads hold elsewhere, not beside it, is a card
+    #                                 those reads do not show: its "no card" counts this share (session 38, three
+    #                                 caches: such reads lay on no index 0 of 259 times, on a card read elsewhere 4;
+    #                                 settled +2, none wrong)
     free_share: float = 0.1         # share of a read's doubt given to the cards no read claims
     free_pips: float = 0.1          # ... to a card whose pips are not those read under the index, this share of it
     free_family: float = 0.1        # ... to a card of another family (the Taroks, a suit) than the read's free
@@ -133,7 +141,9 @@ class HandSettings:
     fan_spare: bool = True          # ... but where the other pile is a fan that counts no card, one of the lost
     #                                 cards may lie there (a fan hides a card without a gap: such fans lacked a
     #                                 card in 2 of 33 piles of ten caches, a spread 2 of 79, and one settled a fresh
-    #                                 independent hand wrong, seed 103000 hand 67: its Pagat)
+    #                                 independent hand wrong, seed 103000 hand 67: its Pagat); since session 38
+    #                                 also where a spread's covers count just as many as are lost (a fresh
+    #                                 independent set, seed 104000: two 42-card hands settled wrong so)
     lone_cover: bool = True         # a hand settled where a pile counts one covered card and nothing else is read
     #                                 again without that count, and its questions are put when that leaves other
     #                                 scores: a spread's one cover lacked nothing in 45 of 120 such piles, and
@@ -926,6 +936,9 @@ class _Decoder:
             if NOT_A_CARD in probs and not r.s.relook:
                 # a strong detector peak is itself evidence of a card: the classifier's "none" counts less
                 probs[NOT_A_CARD] *= float(np.clip(2 * (1 - r.s.heat), st.heat_floor, 1.0))
+            if probs.get(NOT_A_CARD, 1.0) < st.claimed_pn and self._claimed(r, holders) >= 0.5:
+                # its cards are surely elsewhere, yet it is surely a card: a card those reads do not show
+                probs[NOT_A_CARD] *= st.claimed_none
             # A read whose cards another read of the same photo is sure of may be that card seen twice (its
             # other index, not joined): then it is no card of its own.
             twice = sum(p for c, p in probs.items() if c != NOT_A_CARD
@@ -961,6 +974,11 @@ class _Decoder:
             else:   # a card the players placed in the other pile is no card of this one
                 cost = _without_placed(cost, r.side, self.placed)
             r.cost = cost
+
+    def _claimed(self, r: _Read, holders: Mapping[str, list[tuple[str, int]]]) -> float:
+        """What read r gives the cards that other reads are sure of, not beside it (not that index seen again)."""
+        return sum(p for c, p in r.s.likely if c != NOT_A_CARD and any(
+            h != (r.side, r.k) and not (h[0] == r.side and self._again(r, h[1])) for h in holders.get(c, ())))
 
     def _families(self, probs: Mapping[str, float]) -> dict[str, float]:
         """A read's card probabilities summed per family (the Taroks, each suit), as shares of its card mass."""
@@ -1171,10 +1189,11 @@ class _Decoder:
         return out
 
     def _spare(self, side: str, n: int, lost: int) -> int:
-        """One lost card a pile counting more than are lost leaves free, where the other pile is a fan that
-        counts none (`fan_spare`); else 0."""
+        """One lost card a pile counting more than are lost leaves free, where the other pile is a fan that counts
+        none (`fan_spare`); so too a spread counting just as many by its covers (a fan's open gap, not); else 0."""
         o = _other(side)
-        return int(self.st.fan_spare and n > lost and o in self.fans and self.least[o] == 0)
+        over = n > lost or n == lost and side not in self.fans
+        return int(self.st.fan_spare and over and o in self.fans and self.least[o] == 0)
 
     def _fitting(self, world: dict[int, str], placements: list[dict[str, str]], allowed: frozenset[int]
                  ) -> list[dict[str, str]]:
