@@ -1231,8 +1231,9 @@ def test_a_read_a_tight_step_from_a_sure_read_of_its_likeliest_card_is_the_card_
 def test_a_read_surely_a_card_whose_likeliest_cards_lie_elsewhere_is_the_lost_card_not_no_card():
     """The independent renderer's hand 23 (seed 103000) in small: a partly covered Queen of Hearts read as the
     Jack (0.49) or the Cavalier of Hearts (0.27), both read surely elsewhere, and no card at 0.08 on a strong
-    peak (0.024 after the heat). Such reads lay on no index 0 of 259 times in three caches (`claimed_none`): the Queen, settled with two
-    photos and nothing said. Weighed as before, "the Queen of Hearts, or no card?" was asked."""
+    peak (0.024 after the heat). Such reads lay on no index 0 of 259 times in three caches (`claimed_none`): the
+    Queen, settled with two photos and nothing said. Weighed as before, "the Queen of Hearts, or no card?" was
+    asked."""
     game = scoring.find_game("slovenian")
     dec, dfn = split(game, 27, seed=11)
     mine = ("HQ", "HJ", "HC", "DJ", "H4")
