@@ -61,8 +61,9 @@ class Game:
         names = dict(self.contracts)
         if contract not in names:
             raise ValueError(f"{self.name} has no contract {str(contract)[:40]!r}; it has {', '.join(names)}")
-        if self.unsaid_talon() is not None:
-            return self.unsaid_talon()
+        unsaid = self.unsaid_talon()
+        if unsaid is not None:
+            return unsaid
         if contract not in self.discards:
             raise ValueError(f"{names[contract]}: its rules here give no count of the Declarer's discards; "
                              "say the number of cards instead")

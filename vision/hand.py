@@ -1192,7 +1192,7 @@ class _Decoder:
         """One lost card a pile counting more than are lost leaves free, where the other pile is a fan that counts
         none (`fan_spare`); so too a spread counting just as many by its covers (a fan's open gap, not); else 0."""
         o = _other(side)
-        over = n > lost or n == lost and side not in self.fans
+        over = n > lost or (n == lost and side not in self.fans)
         return int(self.st.fan_spare and over and o in self.fans and self.least[o] == 0)
 
     def _fitting(self, world: dict[int, str], placements: list[dict[str, str]], allowed: frozenset[int]
