@@ -1076,9 +1076,12 @@ def test_faint_reads_that_took_lost_cards_are_weighed_as_none_together_past_a_si
     game, piles, sizes, truth = _fixture("no_cards_faint", told)
     hand = _Decoder(game, piles, None, [], HandSettings(), sizes=sizes).run()
     assert hand.questions and len(hand.outcomes) > 1
-    # Two photos alone, after "none" for a faint read a question asks the Declarer's count: it holds 18, and
-    # the two faint reads left in the Defenders' photo may be none, so 18 and 19 are offered with 16 and 17.
-    right = _answered_truly(game, piles, sizes, truth, [], most=12, settings=HandSettings())
+    # Since session 39 a doubt put alone whose answers alone change nothing is a request for a better photo
+    # (with two photos at once, told the count after two taps); players who tap through as before (seven taps)
+    # end right. Two photos alone, after "none" for a faint read a question asks the Declarer's count: it holds
+    # 18, and the two faint reads left in the Defenders' photo may be none, so 18 and 19 are offered with 16, 17.
+    assert [q.kind for q in hand.questions] == (["pile_size"] if told else ["respread"])
+    right = _answered_truly(game, piles, sizes, truth, [], most=12, settings=HandSettings(together_respread=False))
     assert [right.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
     old = _Decoder(game, piles, None, [], HandSettings(plausible_no_cards=5.3, free_family=1.0), sizes=sizes).run()
     assert old.settled
@@ -1451,6 +1454,26 @@ def test_beside_a_fan_that_counts_none_a_pile_counting_just_the_lost_cards_leave
     assert not hand.settled and "DK" in [q.card for q in hand.questions if q.kind == "which_pile"]
     right = _answered_truly(game, piles, None, truth, [], settings=st_)
     assert [right.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
+
+
+def test_doubts_that_matter_only_together_ask_for_a_better_photo_not_an_idle_tap():
+    """A fresh independent hand (seed 107000, hand 1): three cards hidden, fifteen reads unsure. Told the count
+    of whole tricks, two scores stay possible and no doubt narrows them alone; the one put alone was a tap whose
+    every answer left the same two scores. Now the players are asked for a better photo of that pile instead,
+    and every question left changes what is possible."""
+    game, piles, sizes, truth = _fixture("together")
+    hand = _Decoder(game, piles, None, [], HandSettings(), sizes=sizes).run()
+    assert len(hand.outcomes) > 1 and not hand.settled
+    assert [(q.kind, q.side) for q in hand.questions] == [("respread", "declarer")]
+    assert "no one answer settles the score" in hand.questions[0].text
+    # (its likeliest reading is the truth; the other score stays possible)
+    assert {s: sorted(hand.sides[s].ids()) for s in SIDES} == {s: sorted(truth[s]) for s in SIDES}
+    # as before: the doubt put alone, and each of its answers leaves the same two scores possible
+    old = _Decoder(game, piles, None, [], HandSettings(together_respread=False), sizes=sizes).run()
+    assert [q.kind for q in old.questions] == ["which_card"]
+    after = {_Decoder(game, piles, None, [a], HandSettings(), sizes=sizes).run().outcomes
+             for a in old.questions[0].answers()}
+    assert after == {hand.outcomes}
 
 
 def test_a_read_sure_it_is_a_card_if_not_which_is_not_asked_whether_it_is_one():
