@@ -11,7 +11,9 @@ printings to measure a printing the model never saw:
 Training printings draw their numerals with TRAIN_FONTS (Hershey, also slanted or with rounded strokes) or, half
 of them, a TrueType face of TRAIN_TTF (DejaVu Sans, Sans Condensed, Sans Mono); from seed WIDE_FROM on three in
 four draw a TrueType face, also of MORE_TTF (Roboto, Source Sans, Hanken Grotesk, Source Serif: font packages of
-the train extra). Held-out printings draw only HOLDOUT_FONTS (Hershey Triplex, Script Complex, italics),
+the train extra); from seed WIDER_FROM on four in five, half of them of WIDER_TTF (Lato, Manrope, Red Hat Display,
+Fjalla One, Fredoka One, and matplotlib's STIX and Computer Modern), their digits also set wider or tighter and
+their strokes thinned or thickened. Held-out printings draw only HOLDOUT_FONTS (Hershey Triplex, Script Complex, italics),
 HOLDOUT_TTF (the DejaVu Serif family) or, from seed WIDE_FROM on, MORE_HOLDOUT_TTF (Caladea), with other pip
 marks and strip art, so a held-out printing measures a typeface the model has not seen. A printing is a deck
 folder like models/faces/ (deck.json, <ID>.png, back.png).
@@ -63,6 +65,18 @@ MORE_TTF = (_family("font_roboto", "Roboto", "Regular Bold Light Medium Black It
             + _family("font_source_serif_pro", "SourceSerifPro",
                       "Regular Bold Semibold Light Black It BoldIt SemiboldIt"))
 MORE_HOLDOUT_TTF = _family("font_caladea", "Caladea", "Regular Bold Italic BoldItalic")
+# Still more from seed WIDER_FROM on (session 39): Lato (humanist sans), Manrope (geometric), Red Hat Display,
+# Fjalla One (condensed), Fredoka One (rounded), and matplotlib's serifs (STIX, a Times-like face, and Computer
+# Modern: roman, bold extended, sans, typewriter, italic); the numerals also tracked wider or tighter and their
+# strokes thinned or thickened (`tracking`, `stroke_px`).
+WIDER_TTF = (_family("font_lato", "Lato", "Regular Bold Light Black Thin Italic BoldItalic")
+             + _family("font_manrope", "Manrope", "Regular Bold Light ExtraBold ExtraLight")
+             + _family("font_rhd", "RedHatDisplay", "Regular Bold Light Black Italic MediumItalic")
+             + ("font_fjallaone:FjallaOne-Regular.ttf", "font_fredoka_one:FredokaOne-Regular.ttf")
+             + tuple(f"matplotlib:{f}.ttf" for f in ("STIXGeneral", "STIXGeneralBol", "STIXGeneralItalic",
+                                                     "STIXGeneralBolIta", "cmr10", "cmb10", "cmss10", "cmtt10",
+                                                     "cmti10")))
+WIDER_FROM = 400
 TRAIN_PIPS = ("star5", "dot", "diamond", "star6")
 HOLDOUT_PIPS = ("star5", "ring", "square")
 TRAIN_STRIPS = ("plain", "plain", "tint", "gradient", "dots")
@@ -115,12 +129,19 @@ def _glyph_style(rng: np.random.Generator, holdout: bool, seed: int) -> dict:
     rounded = float(rng.uniform(0.6, 2.5)) if rng.random() < 0.35 else 0.0
     use_ttf, k = rng.random(), int(rng.integers(1 << 30))
     wide = seed >= WIDE_FROM      # three printings in four in a TrueType face, from every family
+    wider = seed >= WIDER_FROM and not holdout
     faces = (HOLDOUT_TTF + MORE_HOLDOUT_TTF if wide else HOLDOUT_TTF) if holdout else (
-        TRAIN_TTF + MORE_TTF if wide else TRAIN_TTF)
-    ttf = faces[k % len(faces)] if use_ttf < (0.75 if wide else 0.5) else ""
+        TRAIN_TTF + MORE_TTF + WIDER_TTF if wider else TRAIN_TTF + MORE_TTF if wide else TRAIN_TTF)
+    if wider and use_ttf < 0.4:     # half the TrueType printings from the newest families
+        faces = WIDER_TTF
+    ttf = faces[k % len(faces)] if use_ttf < (0.8 if wider else 0.75 if wide else 0.5) else ""
     if holdout:   # held-out printings 1 and 2 predate the TrueType faces and stay Hershey (Triplex, Script)
         return {"slant": 0.0, "rounded_px": 0.0, "ttf": ttf if seed > 2 else ""}
-    return {"slant": slant, "rounded_px": rounded, "ttf": ttf}
+    more = {}
+    if wider:     # drawn last, so the choices above stay as an older seed's would be
+        more = {"tracking": float(rng.uniform(-0.08, 0.2)) if rng.random() < 0.6 else 0.0,
+                "stroke_px": float(rng.uniform(-5, 7)) if rng.random() < 0.6 else 0.0}
+    return {"slant": slant, "rounded_px": rounded, "ttf": ttf} | more
 
 
 def font_path(name: str) -> Path:
@@ -130,10 +151,11 @@ def font_path(name: str) -> Path:
     import importlib.util
 
     package, file = name.split(":", 1)
+    folder = "mpl-data/fonts/ttf" if package == "matplotlib" else "files"     # matplotlib keeps its own
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
-        return Path(package) / "files" / file       # not installed: no such file, so the Hershey font is drawn
-    return Path(spec.submodule_search_locations[0]) / "files" / file
+        return Path(package) / folder / file        # not installed: no such file, so the Hershey font is drawn
+    return Path(spec.submodule_search_locations[0]) / folder / file
 
 
 # ---------------------------------------------------------------- drawing
@@ -235,9 +257,21 @@ def _ttf_glyph(text: str, style: dict) -> np.ndarray | None:
     font = _FONTS[path]
     if font is None:
         return None
-    img = Image.new("L", (160 * (len(text) + 1), 260), 0)
-    ImageDraw.Draw(img).text((40, 30), text, fill=255, font=font)
+    img = Image.new("L", (200 * (len(text) + 1), 260), 0)
+    draw, x, track = ImageDraw.Draw(img), 40.0, style.get("tracking", 0.0) * 160
+    if track:       # each digit set by itself, the gap between them wider or tighter than the face's
+        for ch in text:
+            draw.text((x, 30), ch, fill=255, font=font)
+            x += font.getlength(ch) + track
+    else:
+        draw.text((x, 30), text, fill=255, font=font)
     glyph = np.asarray(img)
+    if style.get("stroke_px"):      # a lighter or heavier weight of the face (at 160 px a stroke is 15-25 px)
+        r = abs(style["stroke_px"])
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * round(r) + 1, 2 * round(r) + 1))
+        changed = (cv2.dilate if style["stroke_px"] > 0 else cv2.erode)(glyph, kernel)
+        if (changed > 40).sum() >= 0.4 * (glyph > 40).sum():     # a light face is not thinned away
+            glyph = changed
     ys, xs = np.nonzero(glyph > 40)
     glyph = glyph[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
     h = max(4, round(_px(style["numeral_mm"])))
@@ -292,7 +326,10 @@ def draw_strip(card: dict, style: dict, stock: np.ndarray, rng: np.random.Genera
         glyph = cv2.warpAffine(glyph, m, (glyph.shape[1] + pad, gh0), flags=cv2.INTER_LINEAR)
     if style.get("rounded_px"):                               # soft, rounded stroke ends and joins
         soft = cv2.GaussianBlur(glyph.astype(np.float32), (0, 0), style["rounded_px"])
-        glyph = np.clip((soft - 70) * 2.5, 0, 255).astype(np.uint8)
+        soft = np.clip((soft - 70) * 2.5, 0, 255).astype(np.uint8)
+        # (a thin face is not rounded away; older seeds' printings are drawn as they were)
+        if (soft > 0).sum() >= (0.4 if "stroke_px" in style else 1e-9) * (glyph > 0).sum():
+            glyph = soft
     ys, xs = np.nonzero(glyph)
     glyph = glyph[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
     gh, gw = glyph.shape

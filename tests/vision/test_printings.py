@@ -104,16 +104,59 @@ def test_later_training_printings_draw_from_every_family_and_keep_caladea_out():
     assert printings.font_path("no_such_font_package:X.ttf").parent.name == "files"
 
 
+def test_the_widest_printings_draw_more_families_tracked_and_weighted_and_keep_the_held_out_faces_out():
+    held = set(printings.HOLDOUT_TTF + printings.MORE_HOLDOUT_TTF)
+    assert not set(printings.WIDER_TTF) & held and not any("Caladea" in n or "DejaVuSerif" in n
+                                                          for n in printings.WIDER_TTF)
+    styles = [printings.printing_style(s) for s in range(printings.WIDER_FROM, printings.WIDER_FROM + 120)]
+    faces = [st["ttf"] for st in styles]
+    assert set(faces) - {""} <= set(printings.TRAIN_TTF + printings.MORE_TTF + printings.WIDER_TTF)
+    newest = [n for n in faces if n in printings.WIDER_TTF]
+    assert 50 <= len(newest) <= 90 and len({n.split(":")[0] for n in newest}) >= 6
+    assert {n for n in newest if n.startswith("matplotlib:STIX")} and {n for n in newest if ":cm" in n}
+    assert 10 <= faces.count("") <= 40
+    tracked = [st["tracking"] for st in styles if st["tracking"]]
+    weighted = [st["stroke_px"] for st in styles if st["stroke_px"]]
+    assert 40 <= len(tracked) <= 100 and min(tracked) < 0 < max(tracked)
+    assert 40 <= len(weighted) <= 100 and min(weighted) < 0 < max(weighted)
+    # seeds below WIDER_FROM and held-out printings neither track nor weigh their numerals
+    assert all("tracking" not in printings.printing_style(s) for s in (21, 208, 212, printings.WIDER_FROM - 1))
+    assert "tracking" not in printings.printing_style(printings.WIDER_FROM, holdout=True)
+    assert printings.font_path("matplotlib:cmr10.ttf").parts[-4:] == ("mpl-data", "fonts", "ttf", "cmr10.ttf") or \
+        printings.font_path("matplotlib:cmr10.ttf").parts[-4:] == ("matplotlib", "mpl-data", "fonts", "ttf")[:4]
+
+
+def test_a_numeral_tracked_wider_or_drawn_lighter_changes_and_stays_a_numeral():
+    pytest.importorskip("PIL", reason="TrueType printings need Pillow (the train extra)")
+    if not printings.font_path("font_roboto:Roboto-Regular.ttf").is_file():
+        pytest.skip("font packages of the train extra not installed")
+    base = printings.printing_style(21) | {"ttf": "font_roboto:Roboto-Regular.ttf", "slant": 0.0,
+                                           "rounded_px": 0.0, "narrow": 1.1}
+    plain = printings._ttf_glyph("13", base)
+    wide = printings._ttf_glyph("13", base | {"tracking": 0.2})
+    light = printings._ttf_glyph("13", base | {"stroke_px": -4.0})
+    heavy = printings._ttf_glyph("13", base | {"stroke_px": 5.0})
+    assert wide.shape[0] == plain.shape[0] and wide.shape[1] > plain.shape[1] + 5     # same height, wider set
+    ink = lambda g: int((g > 128).sum())
+    assert 0.4 * ink(plain) < ink(light) < 0.9 * ink(plain) < ink(plain) < ink(heavy)
+    # a hairline face is not thinned or rounded away
+    thin = base | {"ttf": "font_roboto:Roboto-Thin.ttf", "stroke_px": -5.0, "rounded_px": 2.4}
+    assert ink(printings._ttf_glyph("11", thin)) > 0
+
+
 def test_the_font_packages_faces_print_a_numeral():
     pytest.importorskip("PIL", reason="TrueType printings need Pillow (the train extra)")
-    missing = [n for n in printings.MORE_TTF + printings.MORE_HOLDOUT_TTF if not printings.font_path(n).is_file()]
+    missing = [n for n in printings.MORE_TTF + printings.MORE_HOLDOUT_TTF + printings.WIDER_TTF
+               if not printings.font_path(n).is_file()]
     if missing:
         pytest.skip(f"font packages of the train extra not installed: {sorted({n.split(':')[0] for n in missing})}")
     stock = np.array([240.0, 240.0, 240.0])
     base = printings.printing_style(21) | {"slant": 0.0, "rounded_px": 0.0, "jitter_mm": 0.0}
     drawn = {}
     for name in ("font_roboto:Roboto-Bold.ttf", "font_source_serif_pro:SourceSerifPro-Regular.ttf",
-                 "font_hanken_grotesk:HankenGrotesk-Regular.otf", "font_caladea:Caladea-Regular.ttf"):
+                 "font_hanken_grotesk:HankenGrotesk-Regular.otf", "font_caladea:Caladea-Regular.ttf",
+                 "font_lato:Lato-Regular.ttf", "font_fjallaone:FjallaOne-Regular.ttf", "matplotlib:STIXGeneral.ttf",
+                 "matplotlib:cmr10.ttf"):
         drawn[name] = printings.draw_strip(CARDS["T18"], base | {"ttf": name}, stock, np.random.default_rng(0))
         assert np.abs(drawn[name].astype(int) - stock).sum(axis=2).max() > 150
     faces = list(drawn.values())
