@@ -11,10 +11,10 @@ printings to measure a printing the model never saw:
 Training printings draw their numerals with TRAIN_FONTS (Hershey, also slanted or with rounded strokes) or, half
 of them, a TrueType face of TRAIN_TTF (DejaVu Sans, Sans Condensed, Sans Mono); from seed WIDE_FROM on three in
 four draw a TrueType face, also of MORE_TTF (Roboto, Source Sans, Hanken Grotesk, Source Serif: font packages of
-the train extra); from seed WIDER_FROM on four in five, half of them of WIDER_TTF (Lato, Manrope, Red Hat Display,
-Fjalla One, Fredoka One, and matplotlib's STIX and Computer Modern), their digits also set wider or tighter and
-their strokes thinned or thickened. Held-out printings draw only HOLDOUT_FONTS (Hershey Triplex, Script Complex, italics),
-HOLDOUT_TTF (the DejaVu Serif family) or, from seed WIDE_FROM on, MORE_HOLDOUT_TTF (Caladea), with other pip
+the train extra); from seed WIDER_FROM on four in five, half of them of WIDER_TTF (Lato, Manrope, Red Hat
+Display, Fjalla One, Fredoka One, and matplotlib's STIX and Computer Modern), their digits also set wider or
+tighter and their strokes thinned or thickened. Held-out printings draw only HOLDOUT_FONTS (Hershey Triplex,
+Script Complex, italics), HOLDOUT_TTF (the DejaVu Serif family) or, from seed WIDE_FROM on, MORE_HOLDOUT_TTF (Caladea), with other pip
 marks and strip art, so a held-out printing measures a typeface the model has not seen. A printing is a deck
 folder like models/faces/ (deck.json, <ID>.png, back.png).
 """
@@ -122,7 +122,8 @@ def printing_style(seed: int, holdout: bool = False) -> dict:
 
 def _glyph_style(rng: np.random.Generator, holdout: bool, seed: int) -> dict:
     """More typefaces for training printings: a TrueType face for half of them (three in four, from more
-    families, from seed WIDE_FROM on), and the numerals slanted or with rounded, bolder strokes. Drawn after the
+    families, from seed WIDE_FROM on; four in five from WIDER_FROM on, half of those of WIDER_TTF, the digits
+    tracked and weighted), and the numerals slanted or with rounded, bolder strokes. Drawn after the
     other choices, so a seed's other choices stay as they were; held-out printings are neither slanted nor
     rounded (their italics are the font's)."""
     slant = float(rng.uniform(-0.12, 0.3)) if rng.random() < 0.4 else 0.0

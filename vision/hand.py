@@ -1734,8 +1734,10 @@ class _Decoder:
                 where = tuple(np.mean(pts, 0)) if pts else None
                 what = f"{_part(where, pile.size)} of {SIDE_NAMES[side]}" if where else SIDE_NAMES[side]
                 few = len(mine) < self.st.tight_questions and not holes
+                doubt = "cards there are unsure" if any(q.kind == "which_card" for q in together) else \
+                    "cards were not found"
                 why = (f"{lost} cards were not found in either photo" if hidden and few else
-                       "cards there are unsure, and no one answer settles the score" if side in joint and few else
+                       f"{doubt}, and no one answer settles the score" if side in joint and few else
                        "some cards there are hidden")
                 out.append(Question("respread", side, (), f"Spread {what} a little and take the photo "
                                     f"again: {why}.", where=where))
