@@ -130,7 +130,7 @@ def _glyph_style(rng: np.random.Generator, holdout: bool, seed: int) -> dict:
     rounded = float(rng.uniform(0.6, 2.5)) if rng.random() < 0.35 else 0.0
     use_ttf, k = rng.random(), int(rng.integers(1 << 30))
     wide = seed >= WIDE_FROM      # three printings in four in a TrueType face, from every family
-    wider = seed >= WIDER_FROM and not holdout
+    wider = _wider(seed, holdout)
     faces = (HOLDOUT_TTF + MORE_HOLDOUT_TTF if wide else HOLDOUT_TTF) if holdout else (
         TRAIN_TTF + MORE_TTF + WIDER_TTF if wider else TRAIN_TTF + MORE_TTF if wide else TRAIN_TTF)
     if wider and use_ttf < 0.4:     # half the TrueType printings from the newest families
@@ -143,6 +143,11 @@ def _glyph_style(rng: np.random.Generator, holdout: bool, seed: int) -> dict:
         more = {"tracking": float(rng.uniform(-0.08, 0.2)) if rng.random() < 0.6 else 0.0,
                 "stroke_px": float(rng.uniform(-5, 7)) if rng.random() < 0.6 else 0.0}
     return {"slant": slant, "rounded_px": rounded, "ttf": ttf} | more
+
+
+def _wider(seed: int, holdout: bool) -> bool:
+    """Whether a printing is a training one from seed WIDER_FROM on (tracked and weighted numerals)."""
+    return seed >= WIDER_FROM and not holdout
 
 
 def font_path(name: str) -> Path:
@@ -329,7 +334,7 @@ def draw_strip(card: dict, style: dict, stock: np.ndarray, rng: np.random.Genera
         soft = cv2.GaussianBlur(glyph.astype(np.float32), (0, 0), style["rounded_px"])
         soft = np.clip((soft - 70) * 2.5, 0, 255).astype(np.uint8)
         # (a thin face is not rounded away; older seeds' printings are drawn as they were)
-        if (soft > 0).sum() >= (0.4 if "stroke_px" in style else 1e-9) * (glyph > 0).sum():
+        if (soft > 0).sum() >= (0.4 if _wider(style.get("seed", 0), style.get("holdout", False)) else 1e-9) * (glyph > 0).sum():
             glyph = soft
     ys, xs = np.nonzero(glyph)
     glyph = glyph[ys.min():ys.max() + 1, xs.min():xs.max() + 1]

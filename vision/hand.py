@@ -1720,8 +1720,10 @@ class _Decoder:
         asked instead, the one request that narrows the score."""
         many = bool(questions) and lost >= self.st.lost_respread
         marked = [side for side, pile in self.piles.items() if pile.tight or pile.gaps]
-        joint = {q.side for q in together if q.side in self.piles} or (
-            set(marked or self.piles) if together else set())
+        joint: set[str] = set()         # the piles a better photo is asked of in place of an idle tap
+        if together:
+            joint = {q.side for q in together if q.side in self.piles} or set(marked or self.piles)
+        doubt = "cards there are unsure" if any(q.kind == "which_card" for q in together) else "cards were not found"
         out = []
         for side, pile in self.piles.items():
             mine = [q for q in questions if q.side == side and q.kind == "which_card"]
@@ -1734,8 +1736,6 @@ class _Decoder:
                 where = tuple(np.mean(pts, 0)) if pts else None
                 what = f"{_part(where, pile.size)} of {SIDE_NAMES[side]}" if where else SIDE_NAMES[side]
                 few = len(mine) < self.st.tight_questions and not holes
-                doubt = "cards there are unsure" if any(q.kind == "which_card" for q in together) else \
-                    "cards were not found"
                 why = (f"{lost} cards were not found in either photo" if hidden and few else
                        f"{doubt}, and no one answer settles the score" if side in joint and few else
                        "some cards there are hidden")
