@@ -13,7 +13,7 @@ import time
 import urllib.request
 
 import pytest
-from web_doubles import BROWSER_MARKS, PIN, PLAYERS, build_table, free_port, log_in, tap
+from web_doubles import BROWSER_MARKS, PIN, PLAYERS, build_table, free_port, log_in, page_wait, tap
 
 import scoring
 from device.web import scoring_adapter
@@ -79,15 +79,13 @@ def other_device(base: str, method: str, path: str, body: dict | None = None) ->
 
 
 def test_the_table_flow_on_a_phone(server, browser):
-    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as ec
     from selenium.webdriver.support.select import Select
-    from selenium.webdriver.support.ui import WebDriverWait
 
     base, store, controller = server
     # A panel swapped in or a page loaded while a wait looks at the old one: look again.
-    wait = WebDriverWait(browser, 20, ignored_exceptions=[StaleElementReferenceException])
+    wait = page_wait(browser, 20)
     game = scoring.find_game("slovenian")
     deck = [c.id for c in game.deck]
     declarer, defenders = deck[:30], deck[30:]

@@ -14,7 +14,7 @@ import time
 import urllib.request
 
 import pytest
-from web_doubles import BROWSER_MARKS, PIN, free_port, log_in, shows, until_done
+from web_doubles import BROWSER_MARKS, PIN, free_port, log_in, page_wait, shows, until_done
 
 import scoring
 from device.commands.serve import config_from_args, resolve_pin
@@ -102,10 +102,9 @@ def test_demo_table_capture_correct_score(demo, browser):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as ec
     from selenium.webdriver.support.select import Select
-    from selenium.webdriver.support.ui import WebDriverWait
 
     base, store = demo
-    wait = WebDriverWait(browser, WAIT_S)
+    wait = page_wait(browser, WAIT_S)
     session = store.current_session()
     game = scoring.find_game(session["game"])
     players = session["players"]

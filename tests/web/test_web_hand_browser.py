@@ -8,7 +8,7 @@ import os
 import numpy as np
 from test_web_browser import check_phone_page, phone, server, tap  # noqa: F401 (server is a fixture)
 from test_web_hand_questions import seen, store_pile_reads
-from web_doubles import BROWSER_MARKS, log_in
+from web_doubles import BROWSER_MARKS, log_in, page_wait
 
 import scoring
 from vision.hand import PileRead
@@ -20,7 +20,6 @@ GAME = scoring.find_game("slovenian")
 def test_questions_first_one_tap_each_then_card_points(browser, server):  # noqa: F811
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as ec
-    from selenium.webdriver.support.ui import WebDriverWait
 
     base, store, controller = server
     ids = [c.id for c in GAME.deck]
@@ -31,7 +30,7 @@ def test_questions_first_one_tap_each_then_card_points(browser, server):  # noqa
                       + [seen("HK", 0.55, (("HQ", 0.4),), pips=4)]),
              PileRead((320, 240), [seen(c, x=20.0 * i) for i, c in enumerate(dfn) if c != "HQ"])]
     store_pile_reads(store, controller).extend(piles)
-    wait = WebDriverWait(browser, 15)
+    wait = page_wait(browser, 15)
     phone(browser, 390)
     log_in(browser, base, wait)
     for side in ("declarer", "defenders"):
@@ -171,9 +170,8 @@ def both_piles_photographed(browser, base: str):
     questions. Returns the page's wait."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as ec
-    from selenium.webdriver.support.ui import WebDriverWait
 
-    wait = WebDriverWait(browser, 15)
+    wait = page_wait(browser, 15)
     phone(browser, 390)
     log_in(browser, base, wait)
     for side in ("declarer", "defenders"):

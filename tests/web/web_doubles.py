@@ -159,17 +159,50 @@ def log_in(browser, base: str, wait, next_path: str = "/capture") -> None:
     wait.until(lambda b: "/login" not in b.current_url and next_path in b.current_url)
 
 
+# chromedriver reports an element whose document went away mid-command (a panel swapped in) as an "unhandled
+# inspector error" ("Node ... does not belong to the document", "Cannot find context") rather than as stale
+SWAP_MESSAGES = ("unhandled inspector error", "does not belong to the document", "Cannot find context")
+
+
+def swapped(error: Exception) -> bool:
+    """Whether `error` says only that the page swapped what a command looked at (look again), not that it broke."""
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+
+    if isinstance(error, StaleElementReferenceException):
+        return True
+    return isinstance(error, WebDriverException) and any(m in (error.msg or "") for m in SWAP_MESSAGES)
+
+
+def page_wait(browser, timeout_s: float):
+    """A WebDriverWait that looks again where the page swapped a panel while a condition looked at it."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    class PageWait(WebDriverWait):
+        def until(self, method, message: str = ""):
+            def look(driver):
+                try:
+                    return method(driver)
+                except Exception as error:
+                    if swapped(error):
+                        return False
+                    raise
+
+            return super().until(look, message)
+
+    return PageWait(browser, timeout_s)
+
+
 def until_done(wait, action) -> None:
     """Do action(browser); again if the page swapped its panel in between (a refresh can land between finding
     an element and using it)."""
-    from selenium.common.exceptions import StaleElementReferenceException
-
     def done(b) -> bool:
         try:
             action(b)
             return True
-        except StaleElementReferenceException:
-            return False
+        except Exception as error:
+            if swapped(error):
+                return False
+            raise
 
     wait.until(done)
 
@@ -184,11 +217,15 @@ def tap(browser, wait, css: str) -> None:
 def shows(browser, css: str, value: str, attribute: str | None = None) -> bool:
     """Whether what `css` finds shows exactly this text (or has exactly this attribute value); False while the
     page swaps its panel. Selenium's text_to_be_present_* match substrings ("T15" holds "T1")."""
-    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+    from selenium.common.exceptions import NoSuchElementException
     from selenium.webdriver.common.by import By
 
     try:
         found = browser.find_element(By.CSS_SELECTOR, css)
         return (found.text if attribute is None else found.get_attribute(attribute)) == value
-    except (NoSuchElementException, StaleElementReferenceException):
+    except NoSuchElementException:
         return False
+    except Exception as error:
+        if swapped(error):
+            return False
+        raise
