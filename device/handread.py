@@ -198,6 +198,7 @@ def hand_read(store: Store, session: dict, state: dict) -> dict | None:
                       "points": game.format(v.card_points) if v.card_points is not None else None}
                   for s, v in hand.sides.items()},
         "questions": [q.to_json() for q in hand.questions],
+        "instead": [q.to_json() for q in hand.instead],    # taps behind a better photo
         "settled": hand.settled,
         "json": hand.to_json(game),
     }

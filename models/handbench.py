@@ -265,6 +265,7 @@ def judge(game, truth_piles: dict[str, list[str]], result) -> dict:
     exact = all(sorted(got[s]) == sorted(truth_piles[s]) for s in SIDES)
     return {"settled": settled, "right": right, "exact": exact, "questions": len(result.questions),
             "kinds": [q.kind for q in result.questions],
+            "instead": len(result.instead),   # taps behind a better photo, for players who would rather tap
             "idle_questions": None,     # filled by idle_questions() when the reader is at hand
             "unsure": sum(c.unsure for s in SIDES for c in result.sides[s].cards),
             "wrong_cards": sum(len(set(truth_piles[s]) - set(got[s])) for s in SIDES)}
@@ -276,7 +277,7 @@ def idle_questions(reader, game, piles, result, rest: str | None = None, sizes=N
     (HandRead.outcomes: Card Points of both sides and the bonus cards' sides) compared. A question that only
     matters together with another open one still narrows what is possible, so it is not idle."""
     idle = 0
-    for q in result.questions:
+    for q in result.questions + result.instead:
         if q.answers():
             idle += len({reader.decode(game, piles, rest=rest, answers=[a], sizes=sizes).outcomes
                          for a in q.answers()}) == 1
@@ -316,7 +317,7 @@ def taps(reader, game, piles, truth_piles: dict[str, list[str]], rest: str | Non
             answers = [a for a in answers if a.kind != "which_card" or a.side not in again]
             result = reader.decode(game, piles, rest=rest, answers=answers, sizes=sizes)
             continue
-        q = next((q for q in result.questions if q.kind != "respread"), result.questions[0])
+        q = next((q for q in result.questions + result.instead if q.kind != "respread"), result.questions[0])
         if q.kind == "respread":
             break
         if q.kind == "count":
@@ -512,6 +513,8 @@ def summarise(rows: list[dict]) -> dict:
                 "settled_and_right": round(sum(r["settled"] and r["right"] for r in sub) / n, 4),
                 "settled_but_wrong": sum(r["settled"] and not r["right"] for r in sub),
                 "questions_per_hand": round(sum(r["questions"] for r in sub) / n, 3),
+                # taps a better photo makes needless, waiting behind the request (HandSettings.photo_first)
+                "taps_behind_a_new_photo_per_hand": round(sum(r.get("instead", 0) for r in sub) / n, 3),
                 "questions_not_changing_score": sum(r["idle_questions"] for r in sub),
                 "exact_hands": round(sum(r["exact"] for r in sub) / n, 4),
                 "unsure_cards_per_hand": round(sum(r["unsure"] for r in sub) / n, 3),
@@ -532,7 +535,9 @@ def summarise(rows: list[dict]) -> dict:
                     "settled_and_right_when_at_most_two_cards_hide": _right(few),
                     "settled_but_wrong_when_at_most_two_cards_hide": sum(h["settled"] and not h["right"] for h in few),
                     "questions_per_hand_when_at_most_two_cards_hide": round(
-                        sum(h["questions"] for h in few) / len(few), 3)})
+                        sum(h["questions"] for h in few) / len(few), 3),
+                    "taps_behind_a_new_photo_per_hand_when_at_most_two_cards_hide": round(
+                        sum(h.get("instead", 0) for h in few) / len(few), 3)})
             bound = [r[f"bound_{mode}"] for r in rows if r["deck"] == deck_size and f"bound_{mode}" in r]
             if bound:
                 out[f"{deck_size}-card {mode}"]["settled_and_right_if_every_card_showing_a_third_were_read"] = round(

@@ -100,6 +100,9 @@ class HandSettings:
     together_respread: bool = True  # the one doubt put alone whose answers alone change nothing (its doubts
     #                                 matter only together): a better photo of its pile instead of that idle tap
     #                                 (the only two idle questions over nine cached sets, seeds 106000 and 107000)
+    photo_first: bool = True        # a better photo asked for: the taps it makes needless (doubts in that pile,
+    #                                 lost cards, counts) wait behind it (`HandRead.instead`) for players who would
+    #                                 rather tap; before, they were put below it, 6-9 taps a hand where asked
     check_questions: int = 24       # up to this many questions, each is tried with every answer ...
     check_solves: int = 3000        # ... weighing at most this many other readings in all, and one no answer
     #                                 narrows is dropped (counted, not timed: the same questions on any machine)
@@ -401,17 +404,19 @@ class HandRead:
     questions: list[Question]
     rest: str | None = None
     outcomes: frozenset = frozenset()   # the scores still possible: ((Card Points per side), bonus cards' sides)
+    instead: list[Question] = field(default_factory=list)  # taps behind a better photo, for players who rather tap
 
     @property
     def settled(self) -> bool:
-        return not self.questions
+        return not self.questions and not self.instead
 
     def to_json(self, game: Game) -> dict:
         return {"game": self.game, "rest": self.rest,
                 "sides": {s: {"cards": [c.to_json() for c in v.cards],
                               "card_points": game.format(v.card_points) if v.card_points is not None else None}
                           for s, v in self.sides.items()},
-                "questions": [q.to_json() for q in self.questions]}
+                "questions": [q.to_json() for q in self.questions],
+                "instead": [q.to_json() for q in self.instead]}
 
 
 class HandReader:
@@ -585,7 +590,19 @@ def decode(game: Game, piles: Mapping[str, PileRead], rest: str | None = None, a
 
     sizes: how many cards the Declarer's pile may hold (whole tricks plus the Talon cards of the contract,
     `scoring.pile_sizes`); None when not known."""
-    return _Decoder(game, piles, rest, answers, settings, sizes=sizes).run()
+    hand = _Decoder(game, piles, rest, answers, settings, sizes=sizes).run()
+    return _photo_first(hand) if settings.photo_first else hand
+
+
+def _photo_first(hand: HandRead) -> HandRead:
+    """Where a better photo of a pile is asked for, the taps it makes needless wait behind it (`instead`): the
+    doubts of that pile, and where each lost card lies or how many cards a pile holds (the new photo counts
+    again). Doubts of a pile that is not photographed again stay asked."""
+    again = {q.side for q in hand.questions if q.kind == "respread"}
+    if not again:
+        return hand
+    behind = [q for q in hand.questions if q.kind != "respread" and (q.kind != "which_card" or q.side in again)]
+    return replace(hand, questions=[q for q in hand.questions if q not in behind], instead=behind)
 
 
 def photo_cards(game: Game, pile: PileRead, settings: HandSettings = HandSettings()) -> dict[int, str]:

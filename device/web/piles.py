@@ -227,6 +227,7 @@ def piles_view(store: Store, session: dict) -> dict:
         "next_side": next((s for s in SIDES if piles[s] is None), None),
         "unassigned": unassigned,
         "questions": read["questions"] if read else [],
+        "instead": read["instead"] if read else [],
         "settled": bool(read and read["settled"]),
         "unsure": {s: read["sides"][s]["unsure"] for s in SIDES} if read else {},
     }

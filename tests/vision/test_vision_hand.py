@@ -922,6 +922,37 @@ def test_many_lost_cards_ask_for_a_better_spread_first_with_the_taps_below():
     assert "respread" not in [q.kind for q in decode(SLOVENIAN, _lost_pip_cards(4)[3]).questions]
 
 
+def test_the_taps_a_better_photo_makes_needless_wait_behind_it_and_the_other_piles_doubts_stay_asked():
+    """A better photo asked of the Declarer's pile (five lost cards, its spread short-stepped): where each lost
+    card lies, and how many the pile holds, wait behind the request (`HandRead.instead`) for players who would
+    rather tap; a doubt in the Defenders' pile, which that photo cannot settle, stays asked."""
+    from vision.hand import decode as read_hand
+
+    _, dfn, lost, piles = _lost_pip_cards(5)
+    # a Defenders' King read unsure of one of the lost cards (a Cavalier, 2 pips)
+    doubt = next(c for c in dfn if scoring.card(c).pips == 4 and c.endswith("K"))
+    other = next(c for c in lost if scoring.card(c).pips == 2)
+    piles["defenders"].sightings[dfn.index(doubt)] = seen(doubt, 0.55, ((other, 0.4),), pips=4)
+    piles["declarer"].tight.append((1800.0, 700.0))
+    before = read_hand(SLOVENIAN, piles, settings=HandSettings(photo_first=False))
+    hand = read_hand(SLOVENIAN, piles)
+    assert before.questions[0].kind == "respread" and not before.instead
+    assert len([q for q in before.questions if q.kind != "respread"]) > 2     # the taps were put below it
+    assert [(q.kind, q.side) for q in hand.questions] == [("respread", "declarer"), ("which_card", "defenders")]
+    assert hand.questions[1].choices and doubt in hand.questions[1].choices
+    assert hand.instead == [q for q in before.questions if q not in hand.questions]
+    assert {q.kind for q in hand.instead} <= {"which_pile", "pile_size"} and not hand.settled
+    assert sorted(q.card for q in hand.instead if q.kind == "which_pile") == sorted(
+        q.card for q in before.questions if q.kind == "which_pile")
+    out = hand.to_json(SLOVENIAN)
+    assert [q["kind"] for q in out["questions"]] == ["respread", "which_card"]
+    assert [q["kind"] for q in out["instead"]] == [q.kind for q in hand.instead]
+    # a tap behind the request is answered like any put: the Pagat's pile said, it is asked no more
+    first = hand.instead[0]
+    told = read_hand(SLOVENIAN, piles, answers=[first.answers()[0]])
+    assert first not in told.questions + told.instead
+
+
 def test_four_lost_plain_cards_are_asked_by_the_pile_size_not_by_an_idle_which_pile():
     """Report hand 61 of seed 90000: four lost 0-pip cards round the Card Points only by how many lie in the
     Declarer's pile, so no single card's pile narrows the score; the pile's size (five possible counts) does,

@@ -167,7 +167,10 @@ def test_demo_table_capture_correct_score(demo, browser):
     # The hand reader's questions first (the correction above moved a card, so it may ask where one lies):
     # one tap each, the first choice, until the score is sure.
     for _ in range(12):
-        # a request to spread a pile again stays on top; the players answer the taps below it instead
+        # a request to spread a pile again stays on top; the players open the taps folded behind it and answer
+        # those instead
+        for folded in browser.find_elements(By.CSS_SELECTOR, "#instead-questions:not([open]) summary"):
+            folded.click()
         questions = browser.find_elements(By.CSS_SELECTOR, ".hand-question:not([data-kind=respread])")
         if not questions:
             break

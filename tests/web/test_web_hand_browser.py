@@ -106,42 +106,59 @@ def test_one_choice_of_the_contract_settles_a_lost_card(browser, server):  # noq
 
 
 def test_many_lost_cards_ask_for_a_new_photo_and_one_tap_takes_it(browser, server, tmp_path):  # noqa: F811
-    """Five Kings and Queens of the Declarer's pile not found: at phone size the page asks first to spread that
-    pile again (below it: the two Kings' piles, and the pile's count for the three Queens); one tap on the
-    question's button takes it again, the new photo replaces the old one, and with every card read the hand is
-    settled."""
+    """Six Kings, Queens and Cavaliers of the Declarer's pile not found: at phone size the page asks only to
+    spread that pile again; the taps a new photo makes needless (four cards' piles, the pile's count) wait
+    folded behind it. A player who taps one of them (the King of Hearts lies in the Declarer's pile) finds the
+    rest still open after the page reloads; one tap on the request's button then takes the pile again, the new
+    photo replaces the old one, and with every card read the hand is settled."""
     from selenium.webdriver.common.by import By
 
     base, store, controller = server
     ids = [c.id for c in GAME.deck]
     order = [ids[i] for i in np.random.default_rng(5).permutation(len(ids))]
     dec, dfn = order[:27], order[27:]
-    lost = [c for c in dec if scoring.card(c).pips >= 3][:5]
+    lost = [c for c in dec if scoring.card(c).pips >= 2][:6]
+    assert lost[0] == "HK"
     first = PileRead((320, 240), [seen(c, x=20.0 * i) for i, c in enumerate(dec) if c not in lost])
     first.tight.append((300.0, 120.0))                  # its spread shows short steps on the right
     store_pile_reads(store, controller).extend([
         first, PileRead((320, 240), [seen(c, x=20.0 * i) for i, c in enumerate(dfn)]),
         PileRead((320, 240), [seen(c, x=20.0 * i) for i, c in enumerate(dec)])])
     wait = both_piles_photographed(browser, base)
-    questions = browser.find_elements(By.CSS_SELECTOR, ".hand-question")
-    assert [q.get_attribute("data-kind") for q in questions] == ["respread", "which_pile", "which_pile", "pile_size"]
-    assert "Spread the right part of the Declarer's pile" in questions[0].text
-    assert "5 cards were not found in either photo" in questions[0].text
+    put = browser.find_elements(By.CSS_SELECTOR, "#hand-questions > .hand-question")
+    assert [q.get_attribute("data-kind") for q in put] == ["respread"]
+    assert "Spread the right part of the Declarer's pile" in put[0].text
+    assert "6 cards were not found in either photo" in put[0].text
+    behind = browser.find_elements(By.CSS_SELECTOR, "#instead-questions .hand-question")
+    assert [q.get_attribute("data-kind") for q in behind] == ["which_pile"] * 4 + ["pile_size"]
+    assert not any(q.is_displayed() for q in behind)    # folded until the players open them
+    assert "Or answer 5 questions instead" in browser.find_element(By.ID, "instead-questions").text
     check_phone_page(browser, "Capture asking for a new photo")
-    browser.execute_script("arguments[0].scrollIntoView()", questions[0])
+    browser.execute_script("arguments[0].scrollIntoView()", put[0])
     browser.save_screenshot(str(tmp_path / "respread.png"))
     if os.environ.get("TAROKCAM_SCREENSHOTS"):
         browser.save_screenshot(os.path.join(os.environ["TAROKCAM_SCREENSHOTS"], "respread.png"))
-    tap(browser, wait, ".hand-question[data-kind=respread] button")
+    tap(browser, wait, "#instead-questions summary")
+    wait.until(lambda b: b.find_element(By.CSS_SELECTOR, "#instead-questions .hand-question").is_displayed())
+    check_phone_page(browser, "Capture with the taps behind a new photo open")
+    king = browser.find_element(By.XPATH, "//details[@id='instead-questions']//div[contains(@class, 'hand-question')]"
+                                          "[contains(., 'King of Hearts was not found')]")
+    king.find_element(By.XPATH, ".//button[contains(., \"The Declarer's pile\")]").click()
+    wait.until(lambda b: "instead=1" in b.current_url)
+    wait.until(lambda b: b.find_element(By.ID, "instead-questions").get_attribute("open") is not None)
+    assert "King of Hearts" not in browser.find_element(By.ID, "hand-questions").text
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#instead-questions .hand-question")) == 4
+    tap(browser, wait, "#hand-questions > .hand-question[data-kind=respread] button")
     wait.until(lambda b: b.find_elements(By.ID, "hand-settled"))
     assert not browser.find_elements(By.CSS_SELECTOR, ".hand-question")
     assert GAME.format(GAME.count(dec)) in browser.find_element(By.ID, "pile-declarer").text
 
 
 def test_lost_cards_alike_to_the_score_are_one_count_tap_on_a_phone(browser, server):  # noqa: F811
-    """Both piles photographed, five 0-pip cards of the Declarer's pile not found: the page asks first for a
-    better spread of each pile, then how many cards the Declarer's pile holds (six counts, one tap each); the
-    buttons fit a 360 px phone, and the true count's tap settles the hand."""
+    """Both piles photographed, five 0-pip cards of the Declarer's pile not found: the page asks for a better
+    spread of each pile, and behind that request, for players who would rather tap, how many cards the
+    Declarer's pile holds (six counts, one tap each); the buttons fit a 360 px phone, and the true count's tap
+    settles the hand."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as ec
     from test_web_hand_questions import deal, pile
@@ -154,6 +171,9 @@ def test_lost_cards_alike_to_the_score_are_one_count_tap_on_a_phone(browser, ser
     wait = both_piles_photographed(browser, base)
     text = browser.find_element(By.ID, "hand-questions").text
     assert "5 cards were not found in either photo" in text
+    assert "How many cards" not in text         # folded behind the request until opened
+    tap(browser, wait, "#instead-questions summary")
+    text = browser.find_element(By.ID, "hand-questions").text
     assert "How many cards does the Declarer's pile hold: 22, 23, 24, 25, 26 or 27?" in text
     counts = browser.find_elements(By.CSS_SELECTOR, '#hand-questions form input[name="kind"][value="pile_size"]')
     assert len(counts) == 6

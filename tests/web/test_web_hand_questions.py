@@ -375,24 +375,37 @@ def test_when_the_count_allows_two_sizes_the_page_asks_how_many_cards_and_one_ta
 
 
 def test_many_lost_cards_ask_for_a_new_photo_first_and_the_new_photo_replaces_the_old(player, reads):
-    """Five Kings and Queens of the Declarer's pile not found: the page asks to spread the pile again before
-    the taps (which stay below it: the Pagat's and the King's piles, and the count for the three Queens); the
-    next photo of that pile replaces the old one and settles it."""
+    """Five Kings and Queens of the Declarer's pile not found: the page asks to spread the pile again, and the
+    taps a new photo makes needless wait behind the request, folded (the Pagat's and the King's piles, and the
+    count for the three Queens), for players who would rather tap; the next photo of that pile replaces the old
+    one and settles it."""
     dec, dfn = deal(seed=3)
     lost = [c for c in dec if scoring.card(c).pips >= 3][:5]
     assert len(lost) == 5
     reads += [pile(seen(c) for c in dec if c not in lost), pile(seen(c) for c in dfn), pile(seen(c) for c in dec)]
     shoot(player, "declarer")
     shoot(player, "defenders")
-    questions = player.get("/api/hand").json()["questions"]
-    assert [q["kind"] for q in questions[:2]] == ["respread", "respread"]
-    assert sorted(q["card"] for q in questions if q["kind"] == "which_pile") == sorted(
+    hand = player.get("/api/hand").json()
+    assert [q["kind"] for q in hand["questions"]] == ["respread", "respread"] and not hand["settled"]
+    behind = hand["instead"]
+    assert sorted(q["card"] for q in behind if q["kind"] == "which_pile") == sorted(
         c for c in lost if not c.endswith("Q"))
-    assert questions[-1]["kind"] == "pile_size"
+    assert behind[-1]["kind"] == "pile_size"
     page = player.get("/capture").text
-    assert "5 cards were not found in either photo" in page
+    assert "2 questions before the score is sure" in page and "5 cards were not found in either photo" in page
+    folded = page[page.index('<details id="instead-questions">'):]
+    assert "Or answer 3 questions instead of taking the photo again" in folded
     assert page.index("5 cards were not found") < page.index("was not found: which pile is it in?")
-    assert "or answer the questions below instead" in page
+    assert "was not found: which pile is it in?" in folded and 'name="then" value="instead"' in folded
+    # a tap behind the request is answered like any other, and the page keeps those taps open for the next;
+    # four lost cards left take fewer taps than a new photo (lost_respread), so the rest are then put plainly
+    assert '<details id="instead-questions" open>' in player.get("/capture?instead=1").text
+    r = player.post("/hand/answer", data={"csrf": player.csrf, "kind": "which_pile", "side": "declarer",
+                                          "card": "T1", "then": "instead"}, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/capture?instead=1", r.text
+    hand = player.get("/api/hand").json()
+    assert not hand["instead"] and "respread" not in [q["kind"] for q in hand["questions"]]
+    assert [q.get("card") for q in hand["questions"] if q["kind"] == "which_pile"] == ["HK"]
     # one tap on the question's own button takes the pile again and replaces its photo
     r = player.post("/capture", data={"csrf": player.csrf, "side": "declarer", "replace": "1",
                                       "submission": "respread-declarer-1"}, follow_redirects=False)

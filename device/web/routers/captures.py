@@ -72,8 +72,9 @@ def home():
 
 
 @router.get("/capture")
-def capture_page(request: Request, c: Ctx, session: Evening, id: int | None = None):
-    return render(request, "capture.html", **_panel_context(c, session, id))
+def capture_page(request: Request, c: Ctx, session: Evening, id: int | None = None, instead: int = 0):
+    # instead=1: a tap behind a better photo was just answered, so those taps stay open
+    return render(request, "capture.html", **_panel_context(c, session, id, instead_open=instead == 1))
 
 
 @router.get("/capture/panel")
@@ -101,6 +102,7 @@ def _panel_context(c: WebContext, session: dict, capture_id: int | None, **extra
         "latest_id": latest_id,
         "submission": idempotency.new_key(),
         "capture_error": None,
+        "instead_open": False,
         **extra,
     }
 

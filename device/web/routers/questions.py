@@ -40,7 +40,7 @@ def _answer(c, session: dict, body: AnswerBody) -> dict:
     read = handread.hand_read(c.store, session, state)
     if read is None:
         raise HTTPException(409, "no hand is being read: photograph both piles first")
-    asked = [q for q in read["questions"] if q["kind"] == body.kind and
+    asked = [q for q in read["questions"] + read["instead"] if q["kind"] == body.kind and
              (q.get("card") == card if body.kind == "which_pile" else q.get("side") == body.side
               if body.kind in ("count", "pile_size") else q.get("side") == body.side and q.get("sighting") == body.sighting)]
     if not asked:
@@ -63,13 +63,14 @@ def _answer(c, session: dict, body: AnswerBody) -> dict:
 
 @router.post("/hand/answer", dependencies=[Depends(require_write)])
 def answer_form(c: Ctx, session: Evening, kind: Annotated[str, Form()], side: Annotated[str, Form()],
-                card: Annotated[str, Form()], sighting: Annotated[str, Form()] = ""):
+                card: Annotated[str, Form()], sighting: Annotated[str, Form()] = "", then: Annotated[str, Form()] = ""):
     try:
         body = AnswerBody(kind=kind, side=side, card=card, sighting=int(sighting) if sighting.isdigit() else None)
     except ValueError as exc:
         raise HTTPException(422, f"not an answer: {exc}") from None
     _answer(c, session, body)
-    return RedirectResponse("/capture", status_code=303)
+    # a tap behind a better photo: the page keeps those taps open for the next one
+    return RedirectResponse("/capture?instead=1" if then == "instead" else "/capture", status_code=303)
 
 
 @router.post("/api/hand/answers", dependencies=[Depends(require_write)])

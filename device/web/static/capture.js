@@ -35,8 +35,12 @@
     if (open && open.open) { stale = true; return; } // the player opened the picker meanwhile
     if (response.ok) {
       const status = document.getElementById("capture-status");
+      const behind = document.getElementById("instead-questions"); // the taps behind a better photo, if opened
+      const wasOpen = behind && behind.open;
       view.innerHTML = await response.text();
       if (status) view.prepend(status);
+      const again = document.getElementById("instead-questions");
+      if (wasOpen && again) again.open = true;
     }
   }
 
