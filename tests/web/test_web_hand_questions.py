@@ -400,6 +400,8 @@ def test_many_lost_cards_ask_for_a_new_photo_first_and_the_new_photo_replaces_th
     # a tap behind the request is answered like any other, and the page keeps those taps open for the next;
     # four lost cards left take fewer taps than a new photo (lost_respread), so the rest are then put plainly
     assert '<details id="instead-questions" open>' in player.get("/capture?instead=1").text
+    odd = player.get("/capture?instead=%3Cb%3E")       # anything else: the page, folded
+    assert odd.status_code == 200 and '<details id="instead-questions">' in odd.text
     r = player.post("/hand/answer", data={"csrf": player.csrf, "kind": "which_pile", "side": "declarer",
                                           "card": "T1", "then": "instead"}, follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"] == "/capture?instead=1", r.text

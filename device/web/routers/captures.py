@@ -72,9 +72,9 @@ def home():
 
 
 @router.get("/capture")
-def capture_page(request: Request, c: Ctx, session: Evening, id: int | None = None, instead: int = 0):
+def capture_page(request: Request, c: Ctx, session: Evening, id: int | None = None, instead: str = ""):
     # instead=1: a tap behind a better photo was just answered, so those taps stay open
-    return render(request, "capture.html", **_panel_context(c, session, id, instead_open=instead == 1))
+    return render(request, "capture.html", **_panel_context(c, session, id, instead_open=instead == "1"))
 
 
 @router.get("/capture/panel")
