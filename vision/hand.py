@@ -102,7 +102,7 @@ class HandSettings:
     #                                 (the only two idle questions over nine cached sets, seeds 106000 and 107000)
     photo_first: bool = True        # a better photo asked for: the taps it makes needless (doubts in that pile,
     #                                 lost cards, counts) wait behind it (`HandRead.instead`) for players who would
-    #                                 rather tap; before, they were put below it, 6-9 taps a hand where asked
+    #                                 rather tap; before, they were put below it (about 6 taps a hand where asked)
     check_questions: int = 24       # up to this many questions, each is tried with every answer ...
     check_solves: int = 3000        # ... weighing at most this many other readings in all, and one no answer
     #                                 narrows is dropped (counted, not timed: the same questions on any machine)
