@@ -8,7 +8,7 @@ import os
 import numpy as np
 from test_web_browser import check_phone_page, phone, server, tap  # noqa: F401 (server is a fixture)
 from test_web_hand_questions import seen, store_pile_reads
-from web_doubles import BROWSER_MARKS, log_in, page_wait
+from web_doubles import BROWSER_MARKS, log_in, page_wait, until_done
 
 import scoring
 from vision.hand import PileRead
@@ -141,9 +141,9 @@ def test_many_lost_cards_ask_for_a_new_photo_and_one_tap_takes_it(browser, serve
     tap(browser, wait, "#instead-questions summary")
     wait.until(lambda b: b.find_element(By.CSS_SELECTOR, "#instead-questions .hand-question").is_displayed())
     check_phone_page(browser, "Capture with the taps behind a new photo open")
-    king = browser.find_element(By.XPATH, "//details[@id='instead-questions']//div[contains(@class, 'hand-question')]"
-                                          "[contains(., 'King of Hearts was not found')]")
-    king.find_element(By.XPATH, ".//button[contains(., \"The Declarer's pile\")]").click()
+    king = ("//details[@id='instead-questions']//div[contains(@class, 'hand-question')]"
+            "[contains(., 'King of Hearts was not found')]//button[contains(., \"The Declarer's pile\")]")
+    until_done(wait, lambda b: b.find_element(By.XPATH, king).click())     # again if the panel was swapped in
     wait.until(lambda b: "instead=1" in b.current_url)
     wait.until(lambda b: b.find_element(By.ID, "instead-questions").get_attribute("open") is not None)
     assert "King of Hearts" not in browser.find_element(By.ID, "hand-questions").text
