@@ -333,8 +333,9 @@ def draw_strip(card: dict, style: dict, stock: np.ndarray, rng: np.random.Genera
     if style.get("rounded_px"):                               # soft, rounded stroke ends and joins
         soft = cv2.GaussianBlur(glyph.astype(np.float32), (0, 0), style["rounded_px"])
         soft = np.clip((soft - 70) * 2.5, 0, 255).astype(np.uint8)
-        # (a thin face is not rounded away; older seeds' printings are drawn as they were)
-        if (soft > 0).sum() >= (0.4 if _wider(style.get("seed", 0), style.get("holdout", False)) else 1e-9) * (glyph > 0).sum():
+        # a thin face is not rounded away (older seeds' printings are drawn as they were: kept if anything shows)
+        keep = 0.4 if _wider(style.get("seed", 0), style.get("holdout", False)) else 0.0
+        if (soft > 0).sum() >= max(1, keep * (glyph > 0).sum()):
             glyph = soft
     ys, xs = np.nonzero(glyph)
     glyph = glyph[ys.min():ys.max() + 1, xs.min():xs.max() + 1]

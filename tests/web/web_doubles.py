@@ -173,21 +173,26 @@ def swapped(error: Exception) -> bool:
     return isinstance(error, WebDriverException) and any(m in (error.msg or "") for m in SWAP_MESSAGES)
 
 
+def looked(condition):
+    """`condition(browser)`, False where the page swapped what it looked at (so a wait looks again)."""
+    def look(browser):
+        try:
+            return condition(browser)
+        except Exception as error:
+            if swapped(error):
+                return False
+            raise
+
+    return look
+
+
 def page_wait(browser, timeout_s: float):
     """A WebDriverWait that looks again where the page swapped a panel while a condition looked at it."""
     from selenium.webdriver.support.ui import WebDriverWait
 
     class PageWait(WebDriverWait):
         def until(self, method, message: str = ""):
-            def look(driver):
-                try:
-                    return method(driver)
-                except Exception as error:
-                    if swapped(error):
-                        return False
-                    raise
-
-            return super().until(look, message)
+            return super().until(looked(method), message)
 
     return PageWait(browser, timeout_s)
 
@@ -195,16 +200,7 @@ def page_wait(browser, timeout_s: float):
 def until_done(wait, action) -> None:
     """Do action(browser); again if the page swapped its panel in between (a refresh can land between finding
     an element and using it)."""
-    def done(b) -> bool:
-        try:
-            action(b)
-            return True
-        except Exception as error:
-            if swapped(error):
-                return False
-            raise
-
-    wait.until(done)
+    wait.until(looked(lambda b: action(b) or True))
 
 
 def tap(browser, wait, css: str) -> None:
@@ -220,12 +216,11 @@ def shows(browser, css: str, value: str, attribute: str | None = None) -> bool:
     from selenium.common.exceptions import NoSuchElementException
     from selenium.webdriver.common.by import By
 
-    try:
-        found = browser.find_element(By.CSS_SELECTOR, css)
+    def look(b) -> bool:
+        found = b.find_element(By.CSS_SELECTOR, css)
         return (found.text if attribute is None else found.get_attribute(attribute)) == value
+
+    try:
+        return looked(look)(browser)
     except NoSuchElementException:
         return False
-    except Exception as error:
-        if swapped(error):
-            return False
-        raise
