@@ -69,6 +69,9 @@ class HandSettings:
     free_pips: float = 0.1          # ... to a card whose pips are not those read under the index, this share of it
     free_family: float = 0.1        # ... to a card of another family (the Taroks, a suit) than the read's free
     #                                 options this share of it at least, more as they lean to its family (1: alike)
+    placed_pairs: int = 12          # two unsure reads of a pile that may each be a card the players placed there
+    #                                 unseen are weighed at once too (each alone may leave the count as it was),
+    #                                 the likeliest this many pairs (session 41: seed 105000 hand 23)
     gap_ratio: float = 1.7          # a step this many times the pile's usual step leaves room for a card
     relook_heat: float = 0.08       # detector threshold when looking again at a gap
     relook_card: float = 0.3        # a second look is a card when it is at least this sure it is one
@@ -1310,6 +1313,8 @@ class _Decoder:
         alternatives: dict[int, list[tuple[str, frozenset]]] = {}
         budget = self.budget or _Budget(st.budget_solves, st.budget_s)
         fits = st.count_fix and self._fits(world)
+        unseen = {c for c in self.placed if c not in set(world.values())}
+        placed: list[tuple[float, int, str]] = []   # (cost more, read, a card placed unseen in its pile)
         for i, r in enumerate(self.reads):
             here = world[i]
             mine = r.cost.get(here, _INF)
@@ -1330,9 +1335,11 @@ class _Decoder:
                     t2 += self._count_fix(other, i)
                 if t2 - total <= limit:
                     alternatives.setdefault(i, []).append((c, self._fact_set(other, self._placements(other))))
+                    if c in unseen and self.placed[c] == r.side:
+                        placed.append((t2 - total, i, c))
         elsewhere = self._elsewhere(world, total, base_set, budget)
         every = set(base_set).union(*(f for alts in alternatives.values() for _, f in alts), *elsewhere.values(),
-                                    self._no_cards(world, total, budget))
+                                    self._no_cards(world, total, budget), self._placed_pairs(placed, total, budget))
         questions: list[Question] = []
         one_by_one = False      # questions put one at a time: each lost card may take a tap of its own
         counted = 0             # lost cards whose piles the Declarer's count places instead of a tap each
@@ -1491,6 +1498,28 @@ class _Decoder:
                 if facts != base_set:
                     out[i] = facts
         return out
+
+    def _placed_pairs(self, placed: list[tuple[float, int, str]], total: float, budget: _Budget) -> frozenset:
+        """The facts when two reads are at once cards the players placed in their piles that no read shows
+        (`placed`: each such reading, what it costs more). Each alone may leave the count as it was (the pile's
+        other lost cards make it up), both together not: told the XI and the 2 of Hearts lie in the Declarer's
+        pile, two unsure reads there may be them rather than the XVIII and the 3 of Diamonds, each then lost."""
+        out: set = set()
+        pairs = sorted((a[0] + b[0], a[1:], b[1:]) for k, a in enumerate(placed) for b in placed[k + 1:]
+                       if a[1] != b[1] and a[2] != b[2])
+        for more, (i, c), (j, c2) in pairs[: self.st.placed_pairs]:
+            if more > self.st.plausible or budget.spent():
+                break
+            budget.take()
+            new = self._copy(budget)
+            force = {i: c, j: c2}
+            new.reads = [replace(r, cost={force[k]: r.cost[force[k]]}) if k in force else r
+                         for k, r in enumerate(self.reads)]
+            new._groups()
+            other, t2 = new._solve()
+            if t2 - total <= self.st.plausible:
+                out |= new._fact_set(other, new._placements(other))
+        return frozenset(out)
 
     def _no_cards(self, world: dict[int, str], total: float, budget: _Budget) -> frozenset:
         """The facts when every read of a pile whose likeliest reading is no card, yet that took a card, is no
