@@ -69,6 +69,9 @@ class HandSettings:
     free_pips: float = 0.1          # ... to a card whose pips are not those read under the index, this share of it
     free_family: float = 0.1        # ... to a card of another family (the Taroks, a suit) than the read's free
     #                                 options this share of it at least, more as they lean to its family (1: alike)
+    placed_tail: float = 0.5        # a read sure of a card another read is sure of elsewhere (a misread): a card the
+    #                                 players placed in its pile that it does not list has this share of the most an
+    #                                 unlisted card may have (the least it lists; no more than its list leaves)
     placed_pairs: int = 12          # two unsure reads of a pile that may each be a card the players placed there
     #                                 unseen are weighed at once too (each alone may leave the count as it was),
     #                                 the likeliest this many pairs (session 41: seed 105000 hand 23)
@@ -874,6 +877,7 @@ class _Read:
     s: Sighting
     cost: dict[str, float]     # card id or "none" -> -log probability
     twice: float = 0.0         # how likely it reads a card another read beside it (or turned) is sure of
+    misread: bool = False      # sure of a card another read is sure of elsewhere (`_misread`)
 
 
 class _Budget:
@@ -984,6 +988,8 @@ class _Decoder:
                 if family:
                     same *= st.free_family + (1 - st.free_family) * family.get(self.family[c], 0.0)
                 probs[c] = probs.get(c, 0.0) + share * same / max(len(by_pips.get(self.pips[c], ())), 1)
+            if st.placed_tail:
+                self._misread(r, probs, free, holders)
             cost = {c: -math.log(max(p, st.floor)) for c, p in probs.items()}
             # options far less likely than the read's best cannot make a plausible reading
             best = min(cost.values())
@@ -997,6 +1003,23 @@ class _Decoder:
             else:   # a card the players placed in the other pile is no card of this one
                 cost = _without_placed(cost, r.side, self.placed)
             r.cost = cost
+
+    def _misread(self, r: _Read, probs: dict[str, float], free: list[str],
+                 holders: Mapping[str, list[tuple[str, int]]]) -> None:
+        """A read sure of a card that another read, not beside it, is sure of too is a misread whose other options
+        say little: a card the players placed in its pile that it does not list may be it (`placed_tail`)."""
+        listed = [(c, p) for c, p in r.s.likely if c != NOT_A_CARD]
+        if not listed:
+            return
+        best, p = max(listed, key=lambda t: t[1])
+        r.misread = p >= 0.5 and any(h != (r.side, r.k) and not (h[0] == r.side and self._again(r, h[1]))
+                                     for h in holders.get(best, ()))
+        if not r.misread:
+            return
+        tail = min([q for _, q in listed] + [1 - sum(q for _, q in r.s.likely)])
+        for c, side in self.placed.items():
+            if side == r.side and c in free and c not in dict(listed) and tail > 0:
+                probs[c] = max(probs.get(c, 0.0), self.st.placed_tail * tail)
 
     def _claimed(self, r: _Read, holders: Mapping[str, list[tuple[str, int]]]) -> float:
         """What read r gives the cards that other reads are sure of, not beside it (not that index seen again)."""
@@ -1693,6 +1716,16 @@ class _Decoder:
             return new                  # only the placements of the lost cards change
         if a.kind == "which_pile":
             new.placed = {**self.placed, a.card: a.side}
+            if self.st.placed_tail and any(r.misread and r.side == a.side for r in self.reads):
+                # a misread of that pile may be it (`_misread`): the costs weighed again, a read's own kept where
+                # they stay (its group's solves are then reused)
+                new.reads = [replace(r) for r in self.reads]
+                new._costs()
+                for r, old in zip(new.reads, self.reads):
+                    if r.cost == old.cost:
+                        r.cost = old.cost
+                new._groups()
+                return new
             said = self._said_reads()
             if self.rest is None and not any(a.card in r.cost for r in self.reads if r.side != a.side
                                              and (r.side, r.k) not in said):

@@ -1581,22 +1581,22 @@ def test_two_unsure_reads_that_may_be_cards_the_players_placed_in_their_pile_are
             assert [hand.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
 
 
-@pytest.mark.xfail(strict=True, reason="open (session 41): a card the players placed in a pile that an unsure read "
-                   "there does not list is not weighed as that read")
-def test_a_card_the_players_placed_in_a_pile_may_be_a_read_there_that_does_not_list_it():
-    """An independent hand (seed 102000, hand 19, 42 cards, nothing said): the Defenders' read 9 shows the IX,
-    read as a Jack (the IX not among its likeliest nine, its pips read as one). Told truthfully that the IX lies in
-    the Defenders' pile and how many cards that pile holds, the decoder keeps read 9 as the Jack of Spades, which
-    lies in the Declarer's pile, with the IX lost beside it: settled wrong after truthful taps. Giving such a
-    placed card half of what the read leaves unlisted mends this hand, but over the ten caches it left 13 of 261
-    54-card hands that players tap through asking for a new photo instead of settled (session 41's note): not
-    kept. What the hand should do: ask about read 9, and the truthful taps end right."""
+def test_a_card_the_players_placed_in_a_misreads_pile_may_be_that_read():
+    """An independent hand (seed 102000, hand 19, 42 cards, nothing said): the Defenders' read 9 shows the IX, read
+    as the Jack of Diamonds (0.56, the IX not among its likeliest nine, its pips read as one) although another read
+    is sure of that Jack: a misread. Told truthfully that the IX lies in the Defenders' pile and how many cards that
+    pile holds, the decoder kept read 9 as the Jack of Spades, which lies in the Declarer's pile, with the IX lost
+    beside it: settled wrong. A card placed in a misread's pile that the read does not list now has half of the
+    most an unlisted card may have (`placed_tail`): read 9 is asked about, and the truthful taps end right."""
     game, piles, _, truth = _fixture("placed_unlisted", told=False)
     shows = json.loads((ROOT / "tests/vision/data/hands/placed_unlisted.json").read_text())["shows"]
     assert shows["defenders"][9] == "T9" and "T9" not in dict(piles["defenders"].sightings[9].likely)
     said = [Answer("which_pile", s, c) for s, c in (("declarer", "T6"), ("defenders", "T9"), ("declarer", "T12"),
                                                     ("declarer", "T14"), ("declarer", "CQ"), ("declarer", "CC"))]
     said.append(Answer("pile_size", "defenders", "11"))
+    old = _Decoder(game, piles, None, said, HandSettings(placed_tail=0.0)).run()
+    assert old.settled and "SJ" in old.sides["defenders"].ids()
+    assert old.sides["defenders"].card_points != game.count(truth["defenders"])
     hand = _Decoder(game, piles, None, said, HandSettings()).run()
     assert ("defenders", 9) in [(q.side, q.sighting) for q in hand.questions if q.kind == "which_card"]
     answers, n = list(said), 0
