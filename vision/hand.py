@@ -71,7 +71,8 @@ class HandSettings:
     #                                 options this share of it at least, more as they lean to its family (1: alike)
     placed_tail: float = 0.5        # a read sure of a card another read is sure of elsewhere (a misread): a card the
     #                                 players placed in its pile that it does not list has this share of the most an
-    #                                 unlisted card may have (the least it lists; no more than its list leaves)
+    #                                 unlisted card may have (the least it lists; no more than its list leaves;
+    #                                 session 41: seed 102000 hand 19, the IX read as a Jack another read is sure of)
     placed_pairs: int = 12          # two unsure reads of a pile that may each be a card the players placed there
     #                                 unseen are weighed at once too (each alone may leave the count as it was),
     #                                 the likeliest this many pairs (session 41: seed 105000 hand 23)
