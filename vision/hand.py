@@ -1018,8 +1018,9 @@ class _Decoder:
         if not r.misread:
             return
         tail = min([q for _, q in listed] + [1 - sum(q for _, q in r.s.likely)])
+        names = {c for c, _ in listed}
         for c, side in self.placed.items():
-            if side == r.side and c in free and c not in dict(listed) and tail > 0:
+            if side == r.side and c in free and c not in names and tail > 0:
                 probs[c] = max(probs.get(c, 0.0), self.st.placed_tail * tail)
 
     def _claimed(self, r: _Read, holders: Mapping[str, list[tuple[str, int]]]) -> float:
@@ -1337,7 +1338,8 @@ class _Decoder:
         alternatives: dict[int, list[tuple[str, frozenset]]] = {}
         budget = self.budget or _Budget(st.budget_solves, st.budget_s)
         fits = st.count_fix and self._fits(world)
-        unseen = {c for c in self.placed if c not in set(world.values())}
+        shown = set(world.values())
+        unseen = {c for c in self.placed if c not in shown}
         placed: list[tuple[float, int, str]] = []   # (cost more, read, a card placed unseen in its pile)
         for i, r in enumerate(self.reads):
             here = world[i]
@@ -1370,7 +1372,6 @@ class _Decoder:
         alone = False           # ... and the one put is a doubt whose answers alone change nothing
         if len(every) > 1:
             # Cards no read shows whose pile changes the score.
-            shown = set(world.values())
             counted = self._counted(world)
             for c in self.deck:
                 if c in shown or c in self.placed or self.rest:

@@ -1553,6 +1553,17 @@ def _truly(q, truth, shows) -> Answer:
     return Answer("which_card", q.side, shows[q.side][q.sighting] or "none", q.sighting)
 
 
+def _tapped(game, piles, sizes, truth, shows, answers, most=12):
+    """The hand after the players answer its first question truthfully (`_truly`), again and again, until none is
+    open but a new photo (or `most` taps)."""
+    answers = list(answers)
+    hand = _Decoder(game, piles, None, answers, HandSettings(), sizes=sizes).run()
+    while len(answers) < most and (q := next((q for q in hand.questions if q.kind != "respread"), None)):
+        answers.append(_truly(q, truth, shows))
+        hand = _Decoder(game, piles, None, answers, HandSettings(), sizes=sizes).run()
+    return hand
+
+
 def test_two_unsure_reads_that_may_be_cards_the_players_placed_in_their_pile_are_weighed_at_once():
     """An independent hand (seed 105000, hand 23, the contract said): told truthfully that the XI, the XX and the
     2 of Hearts lie in the Declarer's pile, the decoder kept reads 7 and 9 there as the XVIII and the 3 of Diamonds
@@ -1569,16 +1580,9 @@ def test_two_unsure_reads_that_may_be_cards_the_players_placed_in_their_pile_are
     assert old.sides["declarer"].card_points != game.count(truth["declarer"])
     hand = _Decoder(game, piles, None, said, HandSettings(), sizes=sizes).run()
     assert not hand.settled and len(hand.outcomes) > 1
-    answers, n = list(said), 0
-    while hand.questions and n < 12:
-        q = next((q for q in hand.questions if q.kind != "respread"), None)
-        if q is None:       # only a new photo is asked: open, not wrong
-            break
-        answers.append(_truly(q, truth, shows))
-        hand = _Decoder(game, piles, None, answers, HandSettings(), sizes=sizes).run()
-        n += 1
-        if hand.settled:
-            assert [hand.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
+    hand = _tapped(game, piles, sizes, truth, shows, said, most=len(said) + 12)
+    if hand.settled:    # else only a new photo is asked: open, not wrong
+        assert [hand.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
 
 
 def test_a_card_the_players_placed_in_a_misreads_pile_may_be_that_read():
@@ -1599,13 +1603,6 @@ def test_a_card_the_players_placed_in_a_misreads_pile_may_be_that_read():
     assert old.sides["defenders"].card_points != game.count(truth["defenders"])
     hand = _Decoder(game, piles, None, said, HandSettings()).run()
     assert ("defenders", 9) in [(q.side, q.sighting) for q in hand.questions if q.kind == "which_card"]
-    answers, n = list(said), 0
-    while hand.questions and n < 12:
-        q = next((q for q in hand.questions if q.kind != "respread"), None)
-        if q is None:
-            break
-        answers.append(_truly(q, truth, shows))
-        hand = _Decoder(game, piles, None, answers, HandSettings()).run()
-        n += 1
+    hand = _tapped(game, piles, None, truth, shows, said, most=len(said) + 12)
     assert hand.settled
     assert [hand.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
