@@ -285,7 +285,7 @@ def idle_questions(reader, game, piles, result, rest: str | None = None, sizes=N
 
 
 def taps(reader, game, piles, truth_piles: dict[str, list[str]], rest: str | None = None, most: int = 12,
-         sizes=None, retake=None, places: dict[str, list] | None = None) -> dict:
+         sizes=None, retake=None, places: dict[str, list] | None = None, last: bool = False) -> dict:
     """Players answering the first open question each time, truthfully, until none is open: how many taps,
     and whether the hand is then right. A respread ends it (it needs a new photo) when nothing else is asked;
     with other questions below it the players answer those instead (`respread`: whether one was offered).
@@ -296,6 +296,9 @@ def taps(reader, game, piles, truth_piles: dict[str, list[str]], rest: str | Non
     or its other index); a card not offered is named from the whole deck
     ("None of these: it is ...", two taps; `named` counts them). Without them (hands cached before the truth
     said), the players answer with the first choice lying in that pile.
+
+    last: the players answer the last open question each time instead (the page shows them all, in no order
+    they must keep): truthful answers in any order must not settle a hand wrong.
 
     retake(side) -> (PileRead, places or None): the players do spread a pile again when asked, once per pile, and
     the new photo replaces the old one (answers about the old photo's reads go with it; where a card lies stays
@@ -317,7 +320,8 @@ def taps(reader, game, piles, truth_piles: dict[str, list[str]], rest: str | Non
             answers = [a for a in answers if a.kind != "which_card" or a.side not in again]
             result = reader.decode(game, piles, rest=rest, answers=answers, sizes=sizes)
             continue
-        q = next((q for q in result.questions + result.instead if q.kind != "respread"), result.questions[0])
+        asked = [q for q in result.questions + result.instead if q.kind != "respread"] or result.questions[:1]
+        q = asked[-1] if last else asked[0]
         if q.kind == "respread":
             break
         if q.kind == "count":
@@ -552,6 +556,11 @@ def summarise(rows: list[dict]) -> dict:
                     "taps_per_hand": round(sum(t["taps"] for t in tapped) / len(tapped), 3),
                     "right_after_taps": round(sum(t["settled"] and t["right"] for t in tapped) / len(tapped), 4),
                     "settled_wrong_after_taps": sum(t["settled"] and not t["right"] for t in tapped),
+                    # the same players answering the last question shown first
+                    "right_after_taps_last_first": _share(rows, deck_size, f"taps_last_{mode}"),
+                    "settled_wrong_after_taps_last_first": sum(
+                        r[f"taps_last_{mode}"]["settled"] and not r[f"taps_last_{mode}"]["right"] for r in rows
+                        if r["deck"] == deck_size and f"taps_last_{mode}" in r),
                     "respread_offered": sum(t.get("respread", False) for t in tapped),
                     # answers naming a card the question did not offer (picked from the whole deck)
                     "answers_not_offered": sum(t.get("named", 0) for t in tapped),
@@ -696,6 +705,8 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             row[f"taps_{mode}"] = t = taps(reader, game, shown, truth["piles"], rest=rest, sizes=sizes,
                                            places=truth.get("index"))
+            row[f"taps_last_{mode}"] = taps(reader, game, shown, truth["piles"], rest=rest, sizes=sizes,
+                                            places=truth.get("index"), last=True)
             # the players spread a pile again when asked (once), then answer the rest
             row[f"retake_{mode}"] = t if not t["respread"] else taps(
                 reader, game, shown, truth["piles"], rest=rest, sizes=sizes, places=truth.get("index"),

@@ -73,6 +73,12 @@ class HandSettings:
     #                                 players placed in its pile that it does not list has this share of the most an
     #                                 unlisted card may have (the least it lists; no more than its list leaves;
     #                                 session 41: seed 102000 hand 19, the IX read as a Jack another read is sure of)
+    misread_free: float = 0.5       # ... and, once the players have answered, any card no read claims this share
+    #                                 of it (session 42: seed 105000 hand 75, answered last question first, settled
+    #                                 a King in the wrong pile; the page shows every question, answered in any order)
+    elsewhere_told: float = 0.7     # once the players placed a card, a read less sure of its card than this may
+    #                                 hold a card lying in the other pile (`_elsewhere`; before: 0.5; session 42:
+    #                                 seed 103000 hand 14, two lost Taroks placed, a read of the XI as the XVII kept)
     placed_pairs: int = 12          # two unsure reads of a pile that may each be a card the players placed there
     #                                 unseen are weighed at once too (each alone may leave the count as it was),
     #                                 the likeliest this many pairs (session 41: seed 105000 hand 23)
@@ -989,7 +995,7 @@ class _Decoder:
                 if family:
                     same *= st.free_family + (1 - st.free_family) * family.get(self.family[c], 0.0)
                 probs[c] = probs.get(c, 0.0) + share * same / max(len(by_pips.get(self.pips[c], ())), 1)
-            if st.placed_tail:
+            if st.placed_tail or st.misread_free:
                 self._misread(r, probs, free, holders)
             cost = {c: -math.log(max(p, st.floor)) for c, p in probs.items()}
             # options far less likely than the read's best cannot make a plausible reading
@@ -1008,7 +1014,8 @@ class _Decoder:
     def _misread(self, r: _Read, probs: dict[str, float], free: list[str],
                  holders: Mapping[str, list[tuple[str, int]]]) -> None:
         """A read sure of a card that another read, not beside it, is sure of too is a misread whose other options
-        say little: a card the players placed in its pile that it does not list may be it (`placed_tail`)."""
+        say little: a card the players placed in its pile that it does not list may be it (`placed_tail`), and once
+        they have answered, any card no read claims (`misread_free`)."""
         listed = [(c, p) for c, p in r.s.likely if c != NOT_A_CARD]
         if not listed:
             return
@@ -1022,6 +1029,10 @@ class _Decoder:
         for c, side in self.placed.items():
             if side == r.side and c in free and c not in names and tail > 0:
                 probs[c] = max(probs.get(c, 0.0), self.st.placed_tail * tail)
+        if self.st.misread_free and self.answers:
+            for c in free:
+                if c not in names and c not in self.placed and tail > 0:
+                    probs[c] = max(probs.get(c, 0.0), self.st.misread_free * tail)
 
     def _claimed(self, r: _Read, holders: Mapping[str, list[tuple[str, int]]]) -> float:
         """What read r gives the cards that other reads are sure of, not beside it (not that index seen again)."""
@@ -1504,8 +1515,9 @@ class _Decoder:
             c = world[i]
             faint = r.s.heat < self.st.faint_read and not r.s.relook
             again = r.twice >= 0.5 and r.s.p(c) < 0.5      # a sure neighbour's card seen again took c
+            sure = self.st.elsewhere_told if self.placed else 0.5
             if c == NOT_A_CARD or c in self.placed or (r.side, r.k) in said or (
-                    _best_card(r.s) >= 0.5 and not faint and not again):
+                    _best_card(r.s) >= sure and not faint and not again):
                 continue
             if budget.spent():
                 break
@@ -1714,20 +1726,17 @@ class _Decoder:
         within the checker's budget (past it, a reading that scores otherwise keeps the question)."""
         new = self._copy(budget)
         new.answers = self.answers + [a]
+        if self.st.misread_free and not self.answers and any(r.misread for r in self.reads):
+            # the players' first answer: a misread may be any card no read claims now (`misread_free`)
+            if a.kind == "which_pile":
+                new.placed = {**self.placed, a.card: a.side}
+            return self._reweighed(new)
         if a.kind == "pile_size":
             return new                  # only the placements of the lost cards change
         if a.kind == "which_pile":
             new.placed = {**self.placed, a.card: a.side}
             if self.st.placed_tail and any(r.misread and r.side == a.side for r in self.reads):
-                # a misread of that pile may be it (`_misread`): the costs weighed again, a read's own kept where
-                # they stay (its group's solves are then reused)
-                new.reads = [replace(r) for r in self.reads]
-                new._costs()
-                for r, old in zip(new.reads, self.reads):
-                    if r.cost == old.cost:
-                        r.cost = old.cost
-                new._groups()
-                return new
+                return self._reweighed(new)     # a misread of that pile may be it (`_misread`)
             said = self._said_reads()
             if self.rest is None and not any(a.card in r.cost for r in self.reads if r.side != a.side
                                              and (r.side, r.k) not in said):
@@ -1737,6 +1746,17 @@ class _Decoder:
         else:
             new.reads = [replace(r, cost={a.card: 0.0}) if (r.side, r.k) == (a.side, a.sighting) else r
                          for r in self.reads]
+        new._groups()
+        return new
+
+    def _reweighed(self, new: _Decoder) -> _Decoder:
+        """`new` (a copy told an answer) with its reads' costs weighed again, a read's own kept where they stay
+        (its group's solves are then reused)."""
+        new.reads = [replace(r) for r in self.reads]
+        new._costs()
+        for r, old in zip(new.reads, self.reads):
+            if r.cost == old.cost:
+                r.cost = old.cost
         new._groups()
         return new
 

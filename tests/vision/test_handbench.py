@@ -9,7 +9,7 @@ import pytest
 
 import scoring
 from models.handbench import deal, deal_terms, hidden_cards, judge, summarise, tricks_of
-from vision.hand import HandCard, HandRead, Question, SideCards
+from vision.hand import SIDES, HandCard, HandRead, Question, SideCards
 
 SLOVENIAN = scoring.find_game("slovenian")
 
@@ -238,6 +238,32 @@ def test_simulated_players_answer_what_the_read_truly_shows():
     old = Reader((400.0, 100.0))                         # no places: the first choice lying in the pile
     taps(old, SLOVENIAN, {}, truth)
     assert [a.card for a in old.said] == ["T2"]
+
+
+def test_simulated_players_may_answer_the_last_question_shown_first():
+    """The page shows every open question and the players may answer any: with `last`, the simulated players
+    answer the last one each time (where the XIV lies, then where the III lies), and the hand is judged after."""
+    from models.handbench import taps
+
+    truth = {"declarer": ["T2", "T3"], "defenders": ["T4"]}
+
+    class Reader:
+        def __init__(self):
+            self.said = []
+
+        def decode(self, game, piles, rest=None, answers=(), sizes=None):
+            self.said = list(answers)
+            left = [c for c in ("T3", "T4") if c not in {a.card for a in answers}]
+            qs = [Question("which_pile", None, SIDES, "?", card=c) for c in left]
+            side = {s: SideCards([HandCard(c, 0.99, 0, None, False) for c in truth[s]], None) for s in truth}
+            return HandRead("slovenian", side, qs)
+
+    first, last = Reader(), Reader()
+    assert taps(first, SLOVENIAN, {}, truth)["taps"] == 2
+    assert [(a.card, a.side) for a in first.said] == [("T3", "declarer"), ("T4", "defenders")]
+    out = taps(last, SLOVENIAN, {}, truth, last=True)
+    assert [(a.card, a.side) for a in last.said] == [("T4", "defenders"), ("T3", "declarer")]
+    assert out["taps"] == 2 and out["settled"] and out["right"]
 
 
 def test_the_reader_s_pile_counts_are_checked_against_the_cards_no_read_truly_shows():

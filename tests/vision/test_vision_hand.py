@@ -36,6 +36,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SLOVENIAN = scoring.find_game("slovenian")
 KOENIGRUFEN = scoring.find_game("koenigrufen")
 HUNGARIAN = scoring.find_game("hungarian")
+BEFORE_42 = HandSettings(elsewhere_told=0.5, misread_free=0.0)     # the reader before session 42's two rules
 
 
 def seen(card: str, p: float = 0.995, others: tuple[tuple[str, float], ...] = (), x: float = 0.0,
@@ -1553,13 +1554,13 @@ def _truly(q, truth, shows) -> Answer:
     return Answer("which_card", q.side, shows[q.side][q.sighting] or "none", q.sighting)
 
 
-def _tapped(game, piles, sizes, truth, shows, answers, most=12):
-    """The hand after the players answer its first question truthfully (`_truly`), again and again, until none is
-    open but a new photo (or `most` taps)."""
+def _tapped(game, piles, sizes, truth, shows, answers, most=12, last=False):
+    """The hand after the players answer its first question (`last`: its last one; the page shows them all)
+    truthfully (`_truly`), again and again, until none is open but a new photo (or `most` taps)."""
     answers = list(answers)
     hand = _Decoder(game, piles, None, answers, HandSettings(), sizes=sizes).run()
-    while len(answers) < most and (q := next((q for q in hand.questions if q.kind != "respread"), None)):
-        answers.append(_truly(q, truth, shows))
+    while len(answers) < most and (open_ := [q for q in hand.questions if q.kind != "respread"]):
+        answers.append(_truly(open_[-1] if last else open_[0], truth, shows))
         hand = _Decoder(game, piles, None, answers, HandSettings(), sizes=sizes).run()
     return hand
 
@@ -1598,7 +1599,7 @@ def test_a_card_the_players_placed_in_a_misreads_pile_may_be_that_read():
     said = [Answer("which_pile", s, c) for s, c in (("declarer", "T6"), ("defenders", "T9"), ("declarer", "T12"),
                                                     ("declarer", "T14"), ("declarer", "CQ"), ("declarer", "CC"))]
     said.append(Answer("pile_size", "defenders", "11"))
-    old = _Decoder(game, piles, None, said, HandSettings(placed_tail=0.0)).run()
+    old = _Decoder(game, piles, None, said, replace(BEFORE_42, placed_tail=0.0)).run()
     assert old.settled and "SJ" in old.sides["defenders"].ids()
     assert old.sides["defenders"].card_points != game.count(truth["defenders"])
     hand = _Decoder(game, piles, None, said, HandSettings()).run()
@@ -1606,3 +1607,48 @@ def test_a_card_the_players_placed_in_a_misreads_pile_may_be_that_read():
     hand = _tapped(game, piles, None, truth, shows, said, most=len(said) + 12)
     assert hand.settled
     assert [hand.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
+
+
+def test_truthful_answers_in_another_order_do_not_settle_a_hand_wrong():
+    """An independent hand (seed 103000, hand 14, 42 cards, two photos): the reader asks whether the Declarer's read
+    18 is the X or no card, and which pile the XI is in. Players who answer the second first (the XI, then the X,
+    both with the Declarer) were given a settled hand with the XVII on the wrong side: read 5 shows the XI but reads
+    the XVII (0.59), and the XVII lies hidden with the Defenders. Once the players have placed a card, a read less
+    sure than 0.7 of its card may hold one lying in the other pile (`elsewhere_told`): the XVII's pile is asked,
+    and truthful answers in either order end right."""
+    game, piles, _, truth = _fixture("answer_order", told=False)
+    shows = json.loads((ROOT / "tests/vision/data/hands/answer_order.json").read_text())["shows"]
+    assert shows["declarer"][5] == "T11" and piles["declarer"].sightings[5].likely[0][0] == "T17"
+    first = _Decoder(game, piles, None, [], HandSettings()).run()
+    assert {(q.kind, q.card or q.sighting) for q in first.questions} == {("which_card", 18), ("which_pile", "T11")}
+    said = [Answer("which_pile", "declarer", "T11"), Answer("which_pile", "declarer", "T10")]
+    old = _Decoder(game, piles, None, said, BEFORE_42).run()
+    assert old.settled and old.sides["declarer"].card_points != game.count(truth["declarer"])
+    hand = _Decoder(game, piles, None, said, HandSettings()).run()
+    assert ("which_pile", "T17") in [(q.kind, q.card) for q in hand.questions]
+    for last in (False, True):
+        hand = _tapped(game, piles, None, truth, shows, [], last=last)
+        assert hand.settled
+        assert [hand.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
+
+
+def test_a_misread_may_be_a_lost_card_it_does_not_list_once_the_players_answer():
+    """An independent hand (seed 105000, hand 75, 54 cards, the contract said): the Declarer's read 15 shows the
+    King of Spades but reads the VIII (0.50, which another read is sure of; pips read as none), and the King is not
+    among its likeliest nine. Players answering the last question first (read 31 is the X, the Defenders hold 22
+    cards, read 30 is the Knight of Hearts) were given a settled hand with the King with the Defenders and a
+    XVII in read 15. Once the players have answered, a misread may be any card no read claims, at half the least it
+    lists (`misread_free`): read 15 is asked about, and the truthful taps end right."""
+    game, piles, sizes, truth = _fixture("misread_unlisted")
+    shows = json.loads((ROOT / "tests/vision/data/hands/misread_unlisted.json").read_text())["shows"]
+    assert shows["declarer"][15] == "SK" and "SK" not in dict(piles["declarer"].sightings[15].likely)
+    said = [Answer("which_card", "declarer", "T10", 31), Answer("pile_size", "defenders", "22"),
+            Answer("which_card", "declarer", "HC", 30)]
+    old = _Decoder(game, piles, None, said, BEFORE_42, sizes=sizes).run()
+    assert old.settled and "SK" in old.sides["defenders"].ids()
+    hand = _Decoder(game, piles, None, said, HandSettings(), sizes=sizes).run()
+    assert ("declarer", 15) in [(q.side, q.sighting) for q in hand.questions if q.kind == "which_card"]
+    for last in (False, True):
+        hand = _tapped(game, piles, sizes, truth, shows, [], last=last)
+        assert hand.settled
+        assert [hand.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
