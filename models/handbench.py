@@ -559,8 +559,7 @@ def summarise(rows: list[dict]) -> dict:
                     # the same players answering the last question shown first
                     "right_after_taps_last_first": _share(rows, deck_size, f"taps_last_{mode}"),
                     "settled_wrong_after_taps_last_first": sum(
-                        r[f"taps_last_{mode}"]["settled"] and not r[f"taps_last_{mode}"]["right"] for r in rows
-                        if r["deck"] == deck_size and f"taps_last_{mode}" in r),
+                        t["settled"] and not t["right"] for t in _runs(rows, deck_size, f"taps_last_{mode}")),
                     "respread_offered": sum(t.get("respread", False) for t in tapped),
                     # answers naming a card the question did not offer (picked from the whole deck)
                     "answers_not_offered": sum(t.get("named", 0) for t in tapped),
@@ -579,9 +578,14 @@ def summarise(rows: list[dict]) -> dict:
     return out
 
 
+def _runs(rows: list[dict], deck_size: int, key: str) -> list[dict]:
+    """The deck's hands' `key` runs (taps, retakes), where played."""
+    return [r[key] for r in rows if r["deck"] == deck_size and key in r]
+
+
 def _share(rows: list[dict], deck_size: int, key: str) -> float | None:
     """Share of the deck's hands whose `key` run ended settled and right."""
-    got = [r[key] for r in rows if r["deck"] == deck_size and key in r]
+    got = _runs(rows, deck_size, key)
     return _right(got) if got else None
 
 
@@ -705,8 +709,9 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             row[f"taps_{mode}"] = t = taps(reader, game, shown, truth["piles"], rest=rest, sizes=sizes,
                                            places=truth.get("index"))
-            row[f"taps_last_{mode}"] = taps(reader, game, shown, truth["piles"], rest=rest, sizes=sizes,
-                                            places=truth.get("index"), last=True)
+            # settled with no tap: nothing was asked, so the order of the questions changes nothing
+            row[f"taps_last_{mode}"] = t if t["settled"] and not t["taps"] else taps(
+                reader, game, shown, truth["piles"], rest=rest, sizes=sizes, places=truth.get("index"), last=True)
             # the players spread a pile again when asked (once), then answer the rest
             row[f"retake_{mode}"] = t if not t["respread"] else taps(
                 reader, game, shown, truth["piles"], rest=rest, sizes=sizes, places=truth.get("index"),

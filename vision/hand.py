@@ -1025,13 +1025,15 @@ class _Decoder:
         if not r.misread:
             return
         tail = min([q for _, q in listed] + [1 - sum(q for _, q in r.s.likely)])
+        if tail <= 0:
+            return
         names = {c for c, _ in listed}
         for c, side in self.placed.items():
-            if side == r.side and c in free and c not in names and tail > 0:
+            if side == r.side and c in free and c not in names:
                 probs[c] = max(probs.get(c, 0.0), self.st.placed_tail * tail)
         if self.st.misread_free and self.answers:
             for c in free:
-                if c not in names and c not in self.placed and tail > 0:
+                if c not in names and c not in self.placed:
                     probs[c] = max(probs.get(c, 0.0), self.st.misread_free * tail)
 
     def _claimed(self, r: _Read, holders: Mapping[str, list[tuple[str, int]]]) -> float:
@@ -1511,11 +1513,11 @@ class _Decoder:
             return out
         said = self._said_reads()
         allowed = self._allowed_sizes()
+        sure = self.st.elsewhere_told if self.placed else 0.5
         for i, r in enumerate(self.reads):
             c = world[i]
             faint = r.s.heat < self.st.faint_read and not r.s.relook
             again = r.twice >= 0.5 and r.s.p(c) < 0.5      # a sure neighbour's card seen again took c
-            sure = self.st.elsewhere_told if self.placed else 0.5
             if c == NOT_A_CARD or c in self.placed or (r.side, r.k) in said or (
                     _best_card(r.s) >= sure and not faint and not again):
                 continue
@@ -1726,17 +1728,16 @@ class _Decoder:
         within the checker's budget (past it, a reading that scores otherwise keeps the question)."""
         new = self._copy(budget)
         new.answers = self.answers + [a]
-        if self.st.misread_free and not self.answers and any(r.misread for r in self.reads):
-            # the players' first answer: a misread may be any card no read claims now (`misread_free`)
-            if a.kind == "which_pile":
-                new.placed = {**self.placed, a.card: a.side}
+        if a.kind == "which_pile":
+            new.placed = {**self.placed, a.card: a.side}
+        # an answer that changes a misread's options (`_misread`): the players' first (`misread_free`), or a card
+        # placed in its pile (`placed_tail`)
+        if any(r.misread and (self.st.misread_free and not self.answers or self.st.placed_tail
+                              and a.kind == "which_pile" and r.side == a.side) for r in self.reads):
             return self._reweighed(new)
         if a.kind == "pile_size":
             return new                  # only the placements of the lost cards change
         if a.kind == "which_pile":
-            new.placed = {**self.placed, a.card: a.side}
-            if self.st.placed_tail and any(r.misread and r.side == a.side for r in self.reads):
-                return self._reweighed(new)     # a misread of that pile may be it (`_misread`)
             said = self._said_reads()
             if self.rest is None and not any(a.card in r.cost for r in self.reads if r.side != a.side
                                              and (r.side, r.k) not in said):
