@@ -15,7 +15,9 @@ with "the rest is theirs".
 
 Per deck it prints: hands settled (no question) with both sides' Card Points right and every Trull card and
 King on the right side; hands settled but wrong; questions per hand; questions whose answers all give the
-same score (must be 0); and the time for a hand against recognising its two photos one by one. With --bound,
+same score (must be 0); the time for a hand against recognising its two photos one by one; and, where the
+truth says where the indices lie, each pile's count of cards no read shows against the cards truly hidden there
+(`count_table`: spreads and fans, the covered-card count's errors). With --bound,
 also what the photos allow: the hands decoded as a reader that reads every card showing a third of an index
 right, and nothing else, would see them (the cards showing less lie only by elimination). With --layers, what
 each part of reading costs: the hands decoded again with the reader's own reads mended layer on layer (misread
@@ -379,13 +381,31 @@ def retake_photo(seed: int, i: int, side: str, truth: dict, faces: Path | None =
 
 def pile_counts(piles, truth: dict, settings) -> dict[str, list[int]]:
     """Per photographed side: [cards the reader counts there that no read shows (`PileRead.hidden`: covers,
-    slivers, a fan's gap), cards of that pile no read truly shows (the truth's index places)]. A pile counting
-    more than it lacks can settle a hand wrong; one counting fewer leaves a question."""
+    slivers, a fan's gap), cards of that pile no read truly shows (the truth's index places), those of them
+    truly hidden (less than a third of an index showing: what the count is for; the rest the detector missed),
+    1 for a fan (`PileRead.fanned`) else 0]. A pile counting more than it lacks can settle a hand wrong; one
+    counting fewer leaves a question."""
+    from models.dataset import MIN_VISIBLE
+
     out = {}
     for side, pile in piles.items():
-        shown = shown_cards(truth["index"][side], pile)
-        out[side] = [len(pile.hidden(settings)), sum(1 for c in truth["piles"][side] if c not in shown)]
+        places = truth["index"][side]
+        shown = shown_cards(places, pile)
+        unseen = [c for c in truth["piles"][side] if c not in shown]
+        showing = {c: max((v for card, v, _ in places if card == c), default=0.0) for c in unseen}
+        out[side] = [len(pile.hidden(settings)), len(unseen), sum(v < MIN_VISIBLE for v in showing.values()),
+                     int(pile.fanned(settings))]
     return out
+
+
+def count_table(counts: list[list[int]]) -> dict[str, dict[str, list[int]]]:
+    """Piles by kind (spread, fan) and by the cards truly hidden there (0, 1, 2, 3 or more): how many count 0, 1,
+    2, 3 or more cards no read shows (`pile_counts`). The diagonal is right; above it the count says too many."""
+    out: dict[str, dict[str, list[int]]] = {}
+    for counted, _, hidden, fan, *_ in (c for c in counts if len(c) >= 4):
+        row = out.setdefault("fan" if fan else "spread", {}).setdefault(f"hiding {min(hidden, 3)}", [0] * 4)
+        row[min(counted, 3)] += 1
+    return {kind: dict(sorted(rows.items())) for kind, rows in sorted(out.items())}
 
 
 def hidden_cards(truth: dict) -> int | None:
@@ -499,10 +519,13 @@ def summarise(rows: list[dict]) -> dict:
         counts = [v for r in rows if r["deck"] == deck_size for v in r.get("counts", {}).values()]
         if counts:
             out[f"{deck_size}-card pile counts"] = {
-                "piles": len(counts), "counting_a_card": sum(n > 0 for n, _ in counts),
-                "counting_more_than_lost": sum(n > lost for n, lost in counts),
-                "counting_a_card_none_lost": sum(n > 0 and lost == 0 for n, lost in counts),
-                "counting_fewer_than_lost": sum(n < lost for n, lost in counts)}
+                "piles": len(counts), "counting_a_card": sum(c[0] > 0 for c in counts),
+                "counting_more_than_lost": sum(c[0] > c[1] for c in counts),
+                "counting_a_card_none_lost": sum(c[0] > 0 and c[1] == 0 for c in counts),
+                "counting_fewer_than_lost": sum(c[0] < c[1] for c in counts)}
+            table = count_table(counts)
+            if table:
+                out[f"{deck_size}-card pile counts by cards hidden"] = table
         unfound = [r["unfound"] for r in rows if r["deck"] == deck_size and r.get("unfound")]
         if unfound:     # could a closer look name the cards no read found? (the classifier at their own index)
             out[f"{deck_size}-card unfound cards at their index"] = {

@@ -281,13 +281,27 @@ def test_the_reader_s_pile_counts_are_checked_against_the_cards_no_read_truly_sh
     piles = {"declarer": PileRead((640, 480), [read("T2", 100.0, covered=0.99), read("T3", 200.0)]),
              "defenders": PileRead((640, 480), [read("T4", 100.0)])}
     counts = pile_counts(piles, truth, HandSettings())
-    assert counts == {"declarer": [1, 0], "defenders": [0, 1]}
+    assert counts == {"declarer": [1, 0, 0, 0], "defenders": [0, 1, 1, 0]}     # the T5 hidden (0.1 showing)
     row = {"deck": 54, "hidden": 1, "counts": counts, "both": {
         "settled": False, "right": True, "questions": 1, "idle_questions": 0, "exact": True, "unsure": 0,
         "kinds": ["which_pile"]}}
     assert summarise([row])["54-card pile counts"] == {
         "piles": 2, "counting_a_card": 1, "counting_more_than_lost": 1, "counting_a_card_none_lost": 1,
         "counting_fewer_than_lost": 1}
+    assert summarise([row])["54-card pile counts by cards hidden"] == {
+        "spread": {"hiding 0": [0, 1, 0, 0], "hiding 1": [1, 0, 0, 0]}}
+
+
+def test_the_count_table_puts_each_pile_by_its_kind_its_hidden_cards_and_its_count():
+    """Spreads and fans apart; hidden cards and counts of three or more in one column; piles from caches made
+    before the table (two numbers each) are left out."""
+    from models.handbench import count_table
+
+    counts = [[0, 0, 0, 0], [1, 1, 1, 0], [2, 1, 1, 0], [5, 4, 4, 0], [3, 6, 5, 0], [1, 0, 0, 1], [0, 2]]
+    assert count_table(counts) == {
+        "fan": {"hiding 0": [0, 1, 0, 0]},
+        "spread": {"hiding 0": [1, 0, 0, 0], "hiding 1": [0, 1, 1, 0], "hiding 3": [0, 0, 0, 2]}}
+    assert count_table([[0, 2]]) == {}
 
 
 def test_the_layers_mend_the_reader_s_own_reads_one_part_of_reading_at_a_time():
