@@ -519,10 +519,10 @@ def summarise(rows: list[dict]) -> dict:
         counts = [v for r in rows if r["deck"] == deck_size for v in r.get("counts", {}).values()]
         if counts:
             out[f"{deck_size}-card pile counts"] = {
-                "piles": len(counts), "counting_a_card": sum(c[0] > 0 for c in counts),
-                "counting_more_than_lost": sum(c[0] > c[1] for c in counts),
-                "counting_a_card_none_lost": sum(c[0] > 0 and c[1] == 0 for c in counts),
-                "counting_fewer_than_lost": sum(c[0] < c[1] for c in counts)}
+                "piles": len(counts), "counting_a_card": sum(n > 0 for n, *_ in counts),
+                "counting_more_than_lost": sum(n > lost for n, lost, *_ in counts),
+                "counting_a_card_none_lost": sum(n > 0 and lost == 0 for n, lost, *_ in counts),
+                "counting_fewer_than_lost": sum(n < lost for n, lost, *_ in counts)}
             table = count_table(counts)
             if table:
                 out[f"{deck_size}-card pile counts by cards hidden"] = table

@@ -1732,8 +1732,9 @@ class _Decoder:
             new.placed = {**self.placed, a.card: a.side}
         # an answer that changes a misread's options (`_misread`): the players' first (`misread_free`), or a card
         # placed in its pile (`placed_tail`)
-        if any(r.misread and (self.st.misread_free and not self.answers or self.st.placed_tail
-                              and a.kind == "which_pile" and r.side == a.side) for r in self.reads):
+        first = bool(self.st.misread_free) and not self.answers
+        if any(r.misread and (first or (self.st.placed_tail and a.kind == "which_pile" and r.side == a.side))
+               for r in self.reads):
             return self._reweighed(new)
         if a.kind == "pile_size":
             return new                  # only the placements of the lost cards change
