@@ -11,6 +11,15 @@ crop_beside`, the same crop at training and at the table) and gives the chance t
     python -m models.covered make --work W --faces DECK --tight; ... train --work W --lr 5e-4   # a deck's fine-tune
     python -m models.export --work W --tag synth7c          # a release with it (det/cls from models/checkpoints)
     python -m models.covered measure --cache C --release R --hands 90   # counts against a hand benchmark's cache
+    python -m models.covered make --work S --hands 360 --seed 141000 --tight --slots --workers 2   # the slot kind
+    python -m models.covered make --work S --hands 200 --seed 142000 --slots --workers 2          # (session 44)
+
+The slot kind (`--slots`; `slot_targets`): one crop per slot of a spread (before its first read, between each two
+neighbours, after its last: `vision.geometry.spread_slots`), the target whether a card no read shows lies there,
+so that a hidden card has one place to be counted rather than one beside each of its neighbours. A release of
+that kind says so in its model.json (`covered_slots`), and the hand reader then crops its slots
+(`HandReader._slots_covered`). Session 44 trained one (`models/checkpoints/cover-slots.pt`); not bundled: README,
+"Session 44".
 
 Photos are the hand benchmark's own draw (`models.handbench.hand_scenes`, other seeds), with `--tight` most
 spreads pushed together (`models.synth._tight_pile`: 15 times more covered cards a photo). The anchors are the
@@ -32,7 +41,7 @@ import numpy as np
 
 from models.dataset import progress
 from models.synth import FACES_DIR, render
-from vision.geometry import BESIDE_H, BESIDE_W, crop_beside
+from vision.geometry import BESIDE_H, BESIDE_W, crop_beside, spread_slots, turning
 
 READ_VISIBLE = 0.4         # an index showing this much is one the reader reads: an anchor
 COVERED = (0.03, 1 / 3)    # a card whose best index shows this much is covered (3 %: nothing to see)
@@ -40,6 +49,11 @@ NEAREST = 0.8              # ... and belongs to the read nearest its visible par
 POSITIVE_COPIES = 3        # jittered crops per anchor with a covered card beside it
 KEEP_NEAR = 0.5            # anchors with no covered card: kept at this rate where another read is close ...
 KEEP_FAR = 0.075           # ... and at this rate elsewhere (most reads stand in plain spreads)
+SLOT_COPIES = 2            # slots (`--slots`) with a lost card: jittered crops of each
+SLOT_NEAR = 0.7            # slots with no lost card: kept at this rate at the ends and between close reads ...
+SLOT_KEEP = 0.3            # ... and at this rate between reads a step apart
+SLOT_MISSED = (0.6, 0.15)  # a read showing less than this is left out at this rate (the detector misses some)
+FAN_DEGREES = 20.0         # a pile turning more (`vision.geometry.turning`) is a fan: no slot crops
 
 
 def covered_by(labels: list[dict]) -> tuple[list[dict], list[int]]:
@@ -94,10 +108,69 @@ def photo_crops(rng: np.random.Generator, image: np.ndarray, labels: list[dict])
     return xs, ys
 
 
-def _make_hands(job: tuple[int, int, int, bool, str]) -> tuple[np.ndarray, np.ndarray]:
+def slot_targets(rng: np.random.Generator, labels: list[dict]):
+    """The slots of one spread photo as the reader will see them (`vision.geometry.spread_slots`) and how many
+    cards no read shows lie in each: None for a fan (the reader counts no covered card there) or fewer than two
+    reads. The reads are each card's best index showing 40 % or more, some of the barely readable ones left out as
+    the detector misses them (their card then lies in a slot too), each jittered as the detector's frames are
+    off. A lost card (its best index showing 3 % or more) lies in the slot beside its nearest read, on the side
+    where it shows, within 0.8 index heights. Returns (centres, ups, heights, counts, steps between reads)."""
+    best: dict[str, dict] = {}
+    for lab in labels:
+        if lab["card"] not in best or lab["visible"] > best[lab["card"]]["visible"]:
+            best[lab["card"]] = lab
+    reads = [lab for lab in best.values() if lab["visible"] >= READ_VISIBLE
+             and not (lab["visible"] < SLOT_MISSED[0] and rng.random() < SLOT_MISSED[1])]
+    if len(reads) < 2 or (len(reads) >= 3 and turning([r["up"] for r in reads]) > FAN_DEGREES):
+        return None
+    named = {r["card"] for r in reads}
+    frames = [jittered(rng, r) for r in reads]
+    centres = np.array([f[0] for f in frames])
+    order, sc, su, sh = spread_slots(centres, [f[1] for f in frames], [f[2] for f in frames])
+    ordered, heights = centres[order], np.array([f[2] for f in frames])[order]
+    count = np.zeros(len(sc), int)
+    for card, lab in best.items():
+        if card in named or lab["visible"] < COVERED[0]:
+            continue
+        seen = np.asarray(lab["seen_center"], np.float64)
+        d = np.hypot(*(ordered - seen).T) / heights
+        k = int(d.argmin())
+        if d[k] <= NEAREST:     # slot k lies before read k along the way, slot k + 1 after it
+            count[k + 1 if float((seen - ordered[k]) @ (sc[k + 1] - sc[k])) > 0 else k] += 1
+    steps = np.hypot(*np.diff(ordered, axis=0).T) / heights[1:]
+    return sc, su, sh, count, steps
+
+
+def slot_crops(rng: np.random.Generator, image: np.ndarray, labels: list[dict]) -> tuple[list, list]:
+    """Training crops of one spread photo for the slot kind and their targets (1: a card no read shows lies in
+    the slot; `slot_targets`): each such slot twice, framed a little off the second time; the others at the ends
+    and between close reads at 0.7, elsewhere at 0.3."""
+    found = slot_targets(rng, labels)
+    if found is None:
+        return [], []
+    sc, su, sh, count, steps = found
+    xs, ys = [], []
+    for j in range(len(sc)):
+        if count[j]:
+            copies = SLOT_COPIES
+        else:
+            near = j in (0, len(sc) - 1) or steps[j - 1] < 0.6
+            copies = int(rng.random() < (SLOT_NEAR if near else SLOT_KEEP))
+        for c in range(copies):
+            fc, u, fh = sc[j], su[j], sh[j]
+            if c:
+                a = rng.normal(0, 0.05)
+                u = np.array([math.cos(a) * u[0] - math.sin(a) * u[1], math.sin(a) * u[0] + math.cos(a) * u[1]])
+                fc, fh = fc + rng.normal(0, 0.04, 2) * fh, fh * rng.uniform(0.92, 1.08)
+            xs.append(crop_beside(image, fc[None], u[None], np.array([fh]))[0])
+            ys.append(1 if count[j] else 0)
+    return xs, ys
+
+
+def _make_hands(job: tuple[int, int, int, bool, str, bool]) -> tuple[np.ndarray, np.ndarray]:
     from models.handbench import _deck, hand_scenes
 
-    seed, start, stop, tight, faces = job
+    seed, start, stop, tight, faces, slots = job
     deck = _deck(Path(faces))      # once per worker process, not per chunk
     xs, ys = [], []
     for i in range(start, stop):
@@ -105,29 +178,29 @@ def _make_hands(job: tuple[int, int, int, bool, str]) -> tuple[np.ndarray, np.nd
         rng = np.random.default_rng([seed, i, 1])
         for scene in scenes.values():
             image, labels = render(scene, deck, 1.0)
-            x, y = photo_crops(rng, image, labels)
+            x, y = (slot_crops if slots else photo_crops)(rng, image, labels)
             xs += x
             ys += y
     return np.array(xs, np.uint8).reshape(-1, BESIDE_H, BESIDE_W, 3), np.array(ys, np.int8)
 
 
 def make(work: Path, hands: int, seed: int, tight: bool, workers: int = 1, faces: Path = FACES_DIR,
-         start: int = 0) -> Path:
+         start: int = 0, slots: bool = False) -> Path:
     """Render hands start .. start + hands (both sides) and write their crops to
-    <work>/cover-<seed>-<start>-<stop>[-tight].npz."""
+    <work>/cover-<seed>-<start>-<stop>[-tight][-slots].npz (`slots`: the slot kind's crops, `slot_crops`)."""
     work.mkdir(parents=True, exist_ok=True)
     chunk = 10
     stop = start + hands
-    jobs = [(seed, a, min(a + chunk, stop), tight, str(faces)) for a in range(start, stop, chunk)]
+    jobs = [(seed, a, min(a + chunk, stop), tight, str(faces), slots) for a in range(start, stop, chunk)]
     xs, ys, t0 = [], [], time.time()
     with ProcessPoolExecutor(workers) as pool:
         for j, (x, y) in enumerate(pool.map(_make_hands, jobs)):
             xs.append(x)
             ys.append(y)
             progress(j, len(jobs), t0, "covered-card crops")
-    out = work / f"cover-{seed}-{start}-{stop}{'-tight' if tight else ''}.npz"
+    out = work / f"cover-{seed}-{start}-{stop}{'-tight' if tight else ''}{'-slots' if slots else ''}.npz"
     x, y = np.concatenate(xs), np.concatenate(ys)
-    np.savez(out, x=x, y=y)
+    np.savez(out, x=x, y=y, slots=np.array(slots))
     print(f"{out}: {len(y)} crops, {int(y.sum())} with a covered card beside ({time.time() - t0:.0f} s)")
     return out
 
@@ -148,6 +221,10 @@ def train(work: Path, minutes: float, threads: int = 2, batch: int = 64, lr: flo
     sets = sorted(work.glob("cover-*.npz"))
     if not sets:
         raise SystemExit(f"{work}: no cover-*.npz (run `python -m models.covered make` first)")
+    kinds = {bool(np.load(s).get("slots", False)) for s in sets}
+    if len(kinds) > 1:
+        raise SystemExit(f"{work}: crops of both kinds (slots and reads); keep them in separate folders")
+    slots = kinds.pop()
     x = np.concatenate([np.load(s)["x"] for s in sets])
     y = np.concatenate([np.load(s)["y"] for s in sets]).astype(np.float32)
     rng = np.random.default_rng(seed)
@@ -155,6 +232,8 @@ def train(work: Path, minutes: float, threads: int = 2, batch: int = 64, lr: flo
     val, fit = order[: len(y) // 10], order[len(y) // 10:]
     ckpt = work / "cover.pt"
     state = torch.load(ckpt, weights_only=False) if ckpt.exists() else None
+    if state and "opt" in state and not restart and bool(state.get("slots", False)) != slots:
+        raise SystemExit(f"{ckpt}: a checkpoint of the other kind; --restart to fine-tune it on these crops")
     net = CoverNet(state.get("layers", COVER_LAYERS) if state else layers or COVER_LAYERS)
     opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=1e-4)
     step, spent = 0, 0.0
@@ -178,7 +257,8 @@ def train(work: Path, minutes: float, threads: int = 2, batch: int = 64, lr: flo
     def save(extra: dict) -> None:
         tmp = ckpt.with_suffix(".tmp")
         torch.save({"model": net.state_dict(), "opt": opt.state_dict(), "step": step, "layers": net.layers,
-                    "minutes": round(spent / 60, 2), "crops": len(y), "positives": int(y.sum()), **extra}, tmp)
+                    "minutes": round(spent / 60, 2), "crops": len(y), "positives": int(y.sum()), "slots": slots,
+                    **extra}, tmp)
         tmp.replace(ckpt)
 
     print(f"{len(y)} crops ({int(y.sum())} with a covered card) from {len(sets)} sets; from step {step}",
@@ -250,6 +330,8 @@ def main(argv: list[str] | None = None) -> int:
     mk.add_argument("--tight", action="store_true", help="most spreads pushed together (more covered cards)")
     mk.add_argument("--workers", type=int, default=1)
     mk.add_argument("--faces", type=Path, default=FACES_DIR)
+    mk.add_argument("--slots", action="store_true",
+                    help="the slot kind: a crop per slot of a spread (before, between and after its reads)")
     tr = sub.add_parser("train", help="train (or go on training) <work>/cover.pt")
     tr.add_argument("--work", type=Path, required=True)
     tr.add_argument("--minutes", type=float, default=30.0)
@@ -267,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "measure":
         print(json.dumps(measure(args.cache, args.release, args.hands), indent=1))
     elif args.cmd == "make":
-        make(args.work, args.hands, args.seed, args.tight, args.workers, args.faces, args.start)
+        make(args.work, args.hands, args.seed, args.tight, args.workers, args.faces, args.start, args.slots)
     else:
         layers = tuple(tuple(int(v) for v in x.split("/")) for x in args.layers.split(",")) if args.layers else None
         ck = train(args.work, args.minutes, args.threads, lr=args.lr, layers=layers, restart=args.restart)

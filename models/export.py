@@ -117,6 +117,8 @@ def main(argv: list[str] | None = None) -> int:
         **({"covered": "covered.onnx",
             "covered_input": f"(N, 3, {BESIDE_H}, {BESIDE_W}) float32 BGR 0..255, upright crop around an index "
                              "(vision.geometry.crop_beside)"} if cover_state else {}),
+        # the slot kind: one crop per slot of a spread (vision.geometry.spread_slots), not one beside each read
+        **({"covered_slots": True} if cover_state and cover_state.get("slots") else {}),
         "training": {"det_steps": det_state.get("step"), "det_minutes": det_state.get("minutes"),
                      **({"sliver_steps": sliver_state.get("step"), "sliver_minutes": sliver_state.get("minutes")}
                         if sliver_state else {}),

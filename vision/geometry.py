@@ -6,6 +6,8 @@ pixels, x right, y down. The same crop function serves training (models/) and in
 """
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 
@@ -107,6 +109,43 @@ def crop_beside(image: np.ndarray, center: np.ndarray, up: np.ndarray, height: n
         m[:, 2] = c + (BESIDE_ACROSS[0] * h + 0.5 * s) * right + (BESIDE_ALONG[1] * h - 0.5 * s) * u
         out[i] = _upright(image, m, (BESIDE_W, BESIDE_H))
     return out
+
+
+# The slots of a spread (the slot kind of covered-card model): before its first index, between each two
+# neighbours along the spread's way, after its last. A card lying under another with too little of its index
+# showing peeks out in one of them, so each hidden card has one place to be counted, not one beside each read.
+SLOT_END = 0.35          # an end slot's centre lies this many index heights beyond the end index, along the way
+
+
+def spread_slots(center, up, height) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The indices of a spread in order along its way (the principal axis of their centres) and the frames of its
+    n + 1 slots for `crop_beside`: (order (n,), centres (n+1, 2), ups (n+1, 2), heights (n+1,)); n >= 2. A slot
+    between two indices is centred between them, turned as the two on average, as tall as the two on average."""
+    c = np.asarray(center, np.float64).reshape(-1, 2)
+    u = np.asarray(up, np.float64).reshape(-1, 2)
+    u = u / np.maximum(np.hypot(u[:, 0], u[:, 1]), 1e-9)[:, None]
+    h = np.asarray(height, np.float64).reshape(-1)
+    mean = c.mean(0)
+    axis = np.linalg.svd(c - mean, full_matrices=False)[2][0]
+    order = np.argsort((c - mean) @ axis, kind="stable")
+    c, u, h = c[order], u[order], h[order]
+    turn = np.where(np.sum(u[:-1] * u[1:], 1) >= 0, 1.0, -1.0)[:, None]   # a card turned half round: its up back
+    mid_u = u[:-1] + turn * u[1:]
+    mid_u /= np.maximum(np.hypot(mid_u[:, 0], mid_u[:, 1]), 1e-9)[:, None]
+    centres = np.vstack([c[0] - axis * SLOT_END * h[0], (c[:-1] + c[1:]) / 2, c[-1] + axis * SLOT_END * h[-1]])
+    ups = np.vstack([u[:1], mid_u, u[-1:]])
+    heights = np.concatenate([h[:1], (h[:-1] + h[1:]) / 2, h[-1:]])
+    return order, centres, ups, heights
+
+
+def turning(up) -> float:
+    """How far the indices turn from their pile's way, degrees (the 80th percentile; ways are axes: a card's
+    other corner, turned half round, runs with its pile). A fan's turn far; a spread's little."""
+    u = np.asarray(up, np.float64).reshape(-1, 2)
+    axis = 2 * np.arctan2(u[:, 1], u[:, 0])
+    mean = math.atan2(float(np.sin(axis).sum()), float(np.cos(axis).sum()))
+    off = np.degrees((axis - mean + np.pi) % (2 * np.pi) - np.pi) / 2
+    return float(np.percentile(np.abs(off), 80))
 
 
 def _upright(image: np.ndarray, m: np.ndarray, size: tuple[int, int]) -> np.ndarray:

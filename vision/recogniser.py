@@ -183,8 +183,12 @@ def release_check(folder: Path) -> tuple[bool, str]:
 
 class Recogniser:
     def __init__(self, detector: ModelRunner, classifier: ModelRunner, labels: list[str], pips: dict[str, int],
-                 settings: Settings = Settings(), name: str = "", cover: ModelRunner | None = None):
+                 settings: Settings = Settings(), name: str = "", cover: ModelRunner | None = None,
+                 cover_slots: bool = False):
         self.detector, self.classifier, self.cover = detector, classifier, cover
+        # the covered-card model's kind: False, one crop beside each read; True, one per slot of a spread
+        # (`vision.geometry.spread_slots`: before, between and after its reads)
+        self.cover_slots = cover_slots
         self.labels, self.deck_pips, self.settings, self.name = labels, pips, settings, name
         self.timings: dict[str, float] = {}
         self.candidates: list[tuple[np.ndarray, float, str]] = []   # last photo: (centre, height, likeliest read)
@@ -228,7 +232,8 @@ class Recogniser:
                              f"{len(labels) + n_pips}, but the classifier outputs {width}")
         pips = {c["id"]: int(c["pips"]) for c in manifest.get("deck", [])}
         s = settings or Settings(det_long=int(manifest.get("det_long", 1024)))
-        return cls(detector, classifier, labels, pips, s, folder.name, cover)
+        return cls(detector, classifier, labels, pips, s, folder.name, cover,
+                   bool(manifest.get("covered_slots", False)))
 
     # ------------------------------------------------------------ pipeline
 

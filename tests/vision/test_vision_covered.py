@@ -211,9 +211,13 @@ def test_the_bundled_release_has_the_covered_card_model_and_a_damaged_one_is_ref
     from vision.recogniser import Recogniser, latest_release
 
     rec = Recogniser.load()
-    assert rec.cover is not None
+    assert rec.cover is not None and not rec.cover_slots
     folder = tmp_path / "release"
     shutil.copytree(latest_release(), folder)
+    # a release of the slot kind says so in its manifest
+    manifest = json.loads((folder / "model.json").read_text())
+    (folder / "model.json").write_text(json.dumps({**manifest, "covered_slots": True}))
+    assert Recogniser.load(folder).cover_slots
     data = bytearray((folder / "covered.onnx").read_bytes())
     data[len(data) // 2] ^= 0xFF
     (folder / "covered.onnx").write_bytes(bytes(data))
@@ -334,3 +338,107 @@ def test_a_pile_counting_far_more_covered_cards_than_are_lost_is_not_trusted():
     three = {"declarer": pile(dec), "defenders": pile(dfn, {3: 0.997, 5: 1.0, 7: 0.981})}
     hand = _Decoder(SLOVENIAN, three, None, (), ST).run()
     assert hand.settled and "HQ" in hand.sides["defenders"].ids()
+
+
+def test_a_spread_s_slots_lie_before_between_and_after_its_reads_in_order():
+    from vision.geometry import SLOT_END, spread_slots, turning
+
+    # three indices along a slanted line, given out of order; the middle one turned half round
+    c = np.array([[300.0, 160.0], [100.0, 100.0], [200.0, 130.0]])
+    u = np.array([[0.0, -1.0], [0.0, -1.0], [0.0, 1.0]])
+    order, centres, ups, heights = spread_slots(c, u, [80.0, 60.0, 70.0])
+    assert sorted(order.tolist()) == [0, 1, 2] and (order.tolist() in ([1, 2, 0], [0, 2, 1]))
+    ordered = c[order]
+    assert len(centres) == len(ups) == len(heights) == 4
+    assert centres[1:3] == pytest.approx((ordered[:-1] + ordered[1:]) / 2)
+    h = np.array([80.0, 60.0, 70.0])[order]
+    assert heights.tolist() == pytest.approx([h[0], (h[0] + h[1]) / 2, (h[1] + h[2]) / 2, h[2]])
+    # the ends lie beyond the end reads, along the way, SLOT_END of their heights out
+    way = (ordered[-1] - ordered[0]) / np.linalg.norm(ordered[-1] - ordered[0])
+    assert (centres[0] - ordered[0]) @ way == pytest.approx(-SLOT_END * heights[0], rel=0.05)
+    assert (centres[-1] - ordered[-1]) @ way == pytest.approx(SLOT_END * heights[-1], rel=0.05)
+    # a slot between a card and one turned half round takes the first's way, not the cancelled mean
+    assert np.hypot(*ups.T) == pytest.approx(np.ones(4)) and abs(ups[1] @ [0.0, 1.0]) == pytest.approx(1.0)
+    assert turning(u) == pytest.approx(0.0) and turning([[0, -1], [1, 0], [0.7, -0.7]]) > 20
+
+
+def _lab(card, x, visible, seen=None, y=100.0, up=(0.0, -1.0)):
+    return {"card": card, "center": [x, y], "up": list(up), "height": 80.0, "visible": visible,
+            "seen_center": [seen if seen is not None else x, y]}
+
+
+def test_each_lost_card_is_a_target_in_one_slot_the_one_beside_its_nearest_read_where_it_shows():
+    from models.covered import slot_crops, slot_targets
+
+    labels = [_lab("T21", 100, 1.0), _lab("T20", 160, 0.9), _lab("T19", 220, 0.8), _lab("T18", 280, 0.95),
+              _lab("T17", 172, 0.2, seen=150),       # shows left of the T20, between it and the T21
+              _lab("T16", 60, 0.1, seen=70),         # shows before the first read
+              _lab("T15", 400, 0.01),                # nothing shows: not a target
+              _lab("T14", 900, 0.25)]                # too far from every read
+    sc, _ups, _heights, count, steps = slot_targets(np.random.default_rng(0), labels)
+    by_x = count if sc[0, 0] < sc[-1, 0] else count[::-1]      # the way runs either way along the line
+    assert by_x.tolist() == [1, 1, 0, 0, 0]
+    assert steps.tolist() == pytest.approx([0.75] * 3, abs=0.1)
+    crops, ys = slot_crops(np.random.default_rng(0), np.zeros((300, 1000, 3), np.uint8), labels)
+    assert sum(ys) == 4 and all(x.shape == (BESIDE_H, BESIDE_W, 3) for x in crops)
+    # a fan (indices turned far from each other), and a pile of one read, give no slots
+    fan_labels = [_lab(f"T{k}", 100 + 60 * k, 1.0, up=(math.sin(a), -math.cos(a)))
+                  for k, a in enumerate(np.radians([-40, -20, 0, 20, 40]), 1)]
+    assert slot_targets(np.random.default_rng(0), fan_labels) is None
+    assert slot_targets(np.random.default_rng(0), labels[:1]) is None
+
+
+def test_the_slot_kind_counts_each_slot_once_on_the_read_after_it():
+    """A release of the slot kind: the chance for each slot of a spread goes to the read after it (the last read
+    takes the surer of the last two), so that a card hidden between two reads counts once; a fan asks nothing."""
+    calls = []
+
+    class Rec:
+        cover_slots = True
+
+        def covered(self, image, centres, ups, heights):
+            calls.append(np.asarray(centres))
+            return np.array([0.1, 0.95, 0.2, 0.3, 0.97])[: len(centres)]
+
+    reader = HandReader.__new__(HandReader)
+    reader.rec, reader.settings = Rec(), ST
+    # four reads, given out of order; a doubt of "none" between them is no card and takes no slot
+    reads = [seen("T19", 240.0), seen("T21", 0.0), seen("T18", 360.0), seen("T20", 120.0),
+             Sighting((60.0, 100.0), (0.0, -1.0), 80.0, (("none", 0.9), ("T1", 0.1)), 0, 0.5)]
+    out = reader._covered(np.zeros((400, 600, 3), np.uint8), reads)
+    assert len(calls[0]) == 5
+    along = sorted(range(4), key=lambda i: reads[i].centre[0])
+    if calls[0][0][0] > calls[0][-1][0]:          # the way ran right to left
+        along = along[::-1]
+    got = {reads[i].likely[0][0]: out[i].covered for i in along}
+    first, second, third, last = (reads[i].likely[0][0] for i in along)
+    assert got == {first: 0.1, second: 0.95, third: 0.2, last: 0.97} and out[4].covered == 0.0
+    assert len(PileRead((2028, 1520), out).covers(ST)) == 2
+    # a fan: nothing asked
+    calls.clear()
+    fanned = fan(["T21", "T20", "T19", "T18"]).sightings
+    assert reader._covered(np.zeros((400, 600, 3), np.uint8), fanned) == fanned and calls == []
+
+
+def test_a_slot_between_reads_apart_along_their_up_counts_nothing_and_is_not_cropped():
+    """A spread running down the cards (each index below the last, `HandSettings.slot_along`): the slots between
+    its reads frame no index well and held most of the false covers; only its ends are looked at."""
+    calls = []
+
+    class Rec:
+        cover_slots = True
+
+        def covered(self, image, centres, ups, heights):
+            calls.append(len(centres))
+            return np.full(len(centres), 0.99)
+
+    reader = HandReader.__new__(HandReader)
+    reader.rec, reader.settings = Rec(), ST
+    down = [Sighting((100.0, 100.0 + 90.0 * k), (0.0, -1.0), 80.0, ((c, 0.995), ("none", 0.005)), 0, 0.9)
+            for k, c in enumerate(["T2", "T3", "T4", "T5"])]
+    out = reader._covered(np.zeros((600, 400, 3), np.uint8), down)
+    assert calls == [2] and sum(s.covered >= 0.9 for s in out) == 2      # the two ends only
+    calls.clear()
+    reader.settings = HandSettings(slot_along=None)
+    out = reader._covered(np.zeros((600, 400, 3), np.uint8), down)
+    assert calls == [5] and sum(s.covered >= 0.9 for s in out) == 4
