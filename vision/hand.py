@@ -487,7 +487,7 @@ class HandReader:
         """The slot kind of covered-card model: the chance that a card no read shows lies in each slot of a spread
         (before, between and after its card reads, `spread_slots`), given to the read after the slot (the last
         read takes the surer of the last two slots), so that a hidden card is counted once, not beside each
-        neighbour. A fan (`PileRead.fanned`'s test) counts no covered card: not run."""
+        neighbour. A fan (`PileRead.fanned`'s test) is not looked at, whatever `fan_covers` says."""
         if PileRead((0, 0), reads, [], []).fanned(self.settings):
             return reads
         cards = [i for i, s in enumerate(reads) if _cardlike(s)]
