@@ -221,12 +221,13 @@ def train(work: Path, minutes: float, threads: int = 2, batch: int = 64, lr: flo
     sets = sorted(work.glob("cover-*.npz"))
     if not sets:
         raise SystemExit(f"{work}: no cover-*.npz (run `python -m models.covered make` first)")
-    kinds = {bool(np.load(s).get("slots", False)) for s in sets}
+    data = [np.load(s) for s in sets]
+    kinds = {bool(d.get("slots", False)) for d in data}
     if len(kinds) > 1:
         raise SystemExit(f"{work}: crops of both kinds (slots and reads); keep them in separate folders")
     slots = kinds.pop()
-    x = np.concatenate([np.load(s)["x"] for s in sets])
-    y = np.concatenate([np.load(s)["y"] for s in sets]).astype(np.float32)
+    x = np.concatenate([d["x"] for d in data])
+    y = np.concatenate([d["y"] for d in data]).astype(np.float32)
     rng = np.random.default_rng(seed)
     order = rng.permutation(len(y))
     val, fit = order[: len(y) // 10], order[len(y) // 10:]
