@@ -13,6 +13,13 @@ crop_beside`, the same crop at training and at the table) and gives the chance t
     python -m models.covered measure --cache C --release R --hands 90   # counts against a hand benchmark's cache
     python -m models.covered make --work S --hands 360 --seed 141000 --tight --slots --workers 2   # the slot kind
     python -m models.covered make --work S --hands 200 --seed 142000 --slots --workers 2          # (session 44)
+    python -m models.covered make --work R --hands 280 --seed 145000 --tight --reads --workers 2  # the reader's
+    python -m models.covered make --work R --hands 160 --seed 146000 --reads --workers 2          # own reads
+
+With `--reads` (session 45) the anchors are the reads the bundled hand reader makes of each photo (`read_crops`),
+not the generator's labels, and the target is any card of the pile whose index no read lies on, hidden or
+missed by the detector: what the decoder counts as lost, framed as the table frames it. Session 45 trained one
+(`models/checkpoints/cover-reads.pt`); not bundled: README, "Session 45".
 
 The slot kind (`--slots`; `slot_targets`): one crop per slot of a spread (before its first read, between each two
 neighbours, after its last: `vision.geometry.spread_slots`), the target whether a card no read shows lies there,
@@ -167,38 +174,120 @@ def slot_crops(rng: np.random.Generator, image: np.ndarray, labels: list[dict]) 
     return xs, ys
 
 
-def _make_hands(job: tuple[int, int, int, bool, str, bool]) -> tuple[np.ndarray, np.ndarray]:
+def read_targets(pile, labels: list[dict], settings) -> list[int] | None:
+    """How many cards of a photographed pile that no read shows lie beside each of the reader's own reads
+    (`--reads`): the cards whose index no read lies on (`models.handbench.shown_cards`; hidden ones and those
+    the detector missed alike: the decoder's lost cards), each given to the read nearest the centre of the part
+    of its best index that shows, within 0.8 index heights (3 % or more showing). None for a fan (the reader
+    counts no covered card there)."""
+    from models.handbench import _label_places, shown_cards
+
+    if pile.fanned(settings):
+        return None
+    reads = pile.sightings
+    count = [0] * len(reads)
+    if not reads:
+        return count
+    best: dict[str, dict] = {}
+    for lab in labels:
+        if lab["card"] not in best or lab["visible"] > best[lab["card"]]["visible"]:
+            best[lab["card"]] = lab
+    shown = shown_cards(_label_places(labels), pile)
+    centres = np.array([s.centre for s in reads], np.float64)
+    heights = np.array([s.height for s in reads], np.float64)
+    for card, lab in best.items():
+        if card in shown or lab["visible"] < COVERED[0]:
+            continue
+        d = np.hypot(*(centres - np.asarray(lab["seen_center"], np.float64)).T) / heights
+        k = int(d.argmin())
+        if d[k] <= NEAREST:
+            count[k] += 1
+    return count
+
+
+def read_crops(rng: np.random.Generator, image: np.ndarray, pile, labels: list[dict], settings
+               ) -> tuple[list, list]:
+    """Training crops around the reader's own reads of one photo (`read_targets`; 1: a card no read shows lies
+    beside): each such read three times (framed as read, then twice a little off), the others as `photo_crops`
+    keeps them."""
+    count = read_targets(pile, labels, settings)
+    if not count:
+        return [], []
+    reads = pile.sightings
+    centres = np.array([s.centre for s in reads], np.float64)
+    xs, ys = [], []
+    for k, s in enumerate(reads):
+        if count[k]:
+            copies = POSITIVE_COPIES
+        else:
+            d = np.hypot(*(centres - centres[k]).T) / s.height
+            d[k] = np.inf
+            copies = int(rng.random() < (KEEP_NEAR if d.min() <= 0.5 else KEEP_FAR))
+        for c in range(copies):
+            frame = (np.asarray(s.centre, np.float64), np.asarray(s.up, np.float64), s.height)
+            if c:
+                frame = jittered(rng, {"center": s.centre, "up": s.up, "height": s.height})
+            xs.append(crop_beside(image, frame[0][None], frame[1][None], np.array([frame[2]]))[0])
+            ys.append(1 if count[k] else 0)
+    return xs, ys
+
+
+_READERS: dict = {}
+
+
+def _reader(release: str):
+    """The hand reader of a release without its covered-card model (once per worker process)."""
+    if release not in _READERS:
+        from vision.hand import HandReader, HandSettings
+        from vision.recogniser import Recogniser
+
+        _READERS[release] = HandReader(Recogniser.load(Path(release) if release else None),
+                                       HandSettings(cover_card=None))
+    return _READERS[release]
+
+
+def _make_hands(job: tuple) -> tuple[np.ndarray, np.ndarray]:
+    import scoring
     from models.handbench import _deck, hand_scenes
 
-    seed, start, stop, tight, faces, slots = job
+    seed, start, stop, tight, faces, slots, reads = job
     deck = _deck(Path(faces))      # once per worker process, not per chunk
     xs, ys = [], []
     for i in range(start, stop):
-        _truth, scenes = hand_scenes(seed, i, deck, tight=tight)
+        truth, scenes = hand_scenes(seed, i, deck, tight=tight)
         rng = np.random.default_rng([seed, i, 1])
         for scene in scenes.values():
             image, labels = render(scene, deck, 1.0)
-            x, y = (slot_crops if slots else photo_crops)(rng, image, labels)
+            if reads is not None:
+                reader = _reader(reads)
+                pile = reader.read_pile(image, scoring.find_game(truth["game"]))
+                x, y = read_crops(rng, image, pile, labels, reader.settings)
+            else:
+                x, y = (slot_crops if slots else photo_crops)(rng, image, labels)
             xs += x
             ys += y
     return np.array(xs, np.uint8).reshape(-1, BESIDE_H, BESIDE_W, 3), np.array(ys, np.int8)
 
 
 def make(work: Path, hands: int, seed: int, tight: bool, workers: int = 1, faces: Path = FACES_DIR,
-         start: int = 0, slots: bool = False) -> Path:
+         start: int = 0, slots: bool = False, reads: str | None = None) -> Path:
     """Render hands start .. start + hands (both sides) and write their crops to
-    <work>/cover-<seed>-<start>-<stop>[-tight][-slots].npz (`slots`: the slot kind's crops, `slot_crops`)."""
+    <work>/cover-<seed>-<start>-<stop>[-tight][-slots|-reads].npz (`slots`: the slot kind's crops, `slot_crops`;
+    `reads`: around the reads of that release's hand reader ("" the bundled one), `read_crops`)."""
+    if slots and reads is not None:
+        raise SystemExit("--slots and --reads: one kind of crop at a time")
     work.mkdir(parents=True, exist_ok=True)
     chunk = 10
     stop = start + hands
-    jobs = [(seed, a, min(a + chunk, stop), tight, str(faces), slots) for a in range(start, stop, chunk)]
+    jobs = [(seed, a, min(a + chunk, stop), tight, str(faces), slots, reads) for a in range(start, stop, chunk)]
     xs, ys, t0 = [], [], time.time()
     with ProcessPoolExecutor(workers) as pool:
         for j, (x, y) in enumerate(pool.map(_make_hands, jobs)):
             xs.append(x)
             ys.append(y)
             progress(j, len(jobs), t0, "covered-card crops")
-    out = work / f"cover-{seed}-{start}-{stop}{'-tight' if tight else ''}{'-slots' if slots else ''}.npz"
+    kind = "-slots" if slots else "-reads" if reads is not None else ""
+    out = work / f"cover-{seed}-{start}-{stop}{'-tight' if tight else ''}{kind}.npz"
     x, y = np.concatenate(xs), np.concatenate(ys)
     np.savez(out, x=x, y=y, slots=np.array(slots))
     print(f"{out}: {len(y)} crops, {int(y.sum())} with a covered card beside ({time.time() - t0:.0f} s)")
@@ -333,6 +422,9 @@ def main(argv: list[str] | None = None) -> int:
     mk.add_argument("--faces", type=Path, default=FACES_DIR)
     mk.add_argument("--slots", action="store_true",
                     help="the slot kind: a crop per slot of a spread (before, between and after its reads)")
+    mk.add_argument("--reads", nargs="?", const="", default=None, metavar="RELEASE",
+                    help="crops around a hand reader's own reads (its release; the bundled one if none given), "
+                         "the target any card no read shows, not only hidden ones")
     tr = sub.add_parser("train", help="train (or go on training) <work>/cover.pt")
     tr.add_argument("--work", type=Path, required=True)
     tr.add_argument("--minutes", type=float, default=30.0)
@@ -350,7 +442,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "measure":
         print(json.dumps(measure(args.cache, args.release, args.hands), indent=1))
     elif args.cmd == "make":
-        make(args.work, args.hands, args.seed, args.tight, args.workers, args.faces, args.start, args.slots)
+        make(args.work, args.hands, args.seed, args.tight, args.workers, args.faces, args.start, args.slots,
+             args.reads)
     else:
         layers = tuple(tuple(int(v) for v in x.split("/")) for x in args.layers.split(",")) if args.layers else None
         ck = train(args.work, args.minutes, args.threads, lr=args.lr, layers=layers, restart=args.restart)

@@ -442,3 +442,39 @@ def test_a_slot_between_reads_apart_along_their_up_counts_nothing_and_is_not_cro
     reader.settings = HandSettings(slot_along=None)
     out = reader._covered(np.zeros((600, 400, 3), np.uint8), down)
     assert calls == [5] and sum(s.covered >= 0.9 for s in out) == 4
+
+
+def test_crops_around_the_reader_s_own_reads_mark_every_card_no_read_shows():
+    """`models.covered make --reads`: the anchors are the reads the reader made, the targets the cards whose index
+    no read lies on, hidden or missed by the detector alike (what the decoder counts as lost)."""
+    from models.covered import read_crops, read_targets
+
+    def lab(card, x, visible, seen=None):
+        q = [[x - 20, 60], [x + 20, 60], [x + 20, 140], [x - 20, 140]]
+        return {**_lab(card, x, visible, seen), "quad": q}
+
+    labels = [lab("T21", 100, 1.0), lab("T20", 160, 0.9),
+              lab("T19", 235, 0.6),                     # showing, but the detector missed it
+              lab("T18", 280, 0.95),
+              lab("T17", 185, 0.2, seen=186),           # hidden, nearest the T20's read
+              lab("T16", 400, 0.01),                    # nothing shows: not a target
+              lab("T15", 900, 0.25)]                    # too far from every read
+    reads = [seen("T21", 100), replace(seen("T5", 160), centre=(160.0, 100.0)),     # the T20 misread: shown
+             seen("T18", 280)]
+    got = PileRead((1000, 300), reads)
+    assert read_targets(got, labels, ST) == [0, 1, 1]
+    crops, ys = read_crops(np.random.default_rng(0), np.zeros((300, 1000, 3), np.uint8), got, labels, ST)
+    assert sum(ys) == 6 and all(x.shape == (BESIDE_H, BESIDE_W, 3) for x in crops)
+    # a fan is not a pile the reader counts covered cards in
+    assert read_targets(fan(["T1", "T2", "T3", "T4", "T5"]), labels, ST) is None
+
+
+def test_crops_around_the_reader_s_reads_are_made_from_a_rendered_hand(tmp_path):
+    from models.covered import make
+
+    out = make(tmp_path, hands=1, seed=145999, tight=True, reads="")
+    got = np.load(out)
+    assert out.name == "cover-145999-0-1-tight-reads.npz" and not bool(got["slots"])
+    assert len(got["y"]) > 0 and got["x"].shape[1:] == (BESIDE_H, BESIDE_W, 3) and set(got["y"]) <= {0, 1}
+    with pytest.raises(SystemExit, match="one kind"):
+        make(tmp_path, hands=1, seed=145999, tight=True, slots=True, reads="")
