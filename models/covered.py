@@ -65,33 +65,48 @@ FAN_DEGREES = 20.0         # a pile turning more (`vision.geometry.turning`) is 
 
 def covered_by(labels: list[dict]) -> tuple[list[dict], list[int]]:
     """The anchors (labels of indices the reader reads) and how many covered cards lie beside each."""
-    best: dict[str, dict] = {}
-    for lab in labels:
-        if lab["card"] not in best or lab["visible"] > best[lab["card"]]["visible"]:
-            best[lab["card"]] = lab
     reads = [lab for lab in labels if lab["visible"] >= READ_VISIBLE]
     count = [0] * len(reads)
     if not reads:
         return reads, count
     centres = np.array([r["center"] for r in reads], np.float64)
     heights = np.array([r["height"] for r in reads], np.float64)
-    for lab in best.values():
-        if not COVERED[0] <= lab["visible"] < COVERED[1]:
-            continue
-        d = np.hypot(*(centres - np.asarray(lab["seen_center"], np.float64)).T) / heights
-        k = int(d.argmin())
-        if d[k] <= NEAREST:
+    for lab in best_indices(labels).values():
+        k = nearest(centres, heights, lab) if COVERED[0] <= lab["visible"] < COVERED[1] else None
+        if k is not None:
             count[k] += 1
     return reads, count
 
 
-def jittered(rng: np.random.Generator, lab: dict) -> tuple[np.ndarray, np.ndarray, float]:
-    """An anchor's frame as a detector would give it: centre, up and height a little off."""
-    h = lab["height"]
+def best_indices(labels: list[dict]) -> dict[str, dict]:
+    """Each card's label of its index showing most."""
+    best: dict[str, dict] = {}
+    for lab in labels:
+        if lab["card"] not in best or lab["visible"] > best[lab["card"]]["visible"]:
+            best[lab["card"]] = lab
+    return best
+
+
+def nearest(centres: np.ndarray, heights: np.ndarray, lab: dict) -> int | None:
+    """The read nearest the centre of the part of a label's index that shows, within `NEAREST` of its heights."""
+    d = np.hypot(*(centres - np.asarray(lab["seen_center"], np.float64)).T) / heights
+    k = int(d.argmin())
+    return k if d[k] <= NEAREST else None
+
+
+def kept(rng: np.random.Generator, centres: np.ndarray, k: int, height: float) -> int:
+    """Crops of an anchor with nothing beside it: one at `KEEP_NEAR` where another read is close, else `KEEP_FAR`."""
+    d = np.hypot(*(centres - centres[k]).T) / height
+    d[k] = np.inf
+    return int(rng.random() < (KEEP_NEAR if d.min() <= 0.5 else KEEP_FAR))
+
+
+def jittered(rng: np.random.Generator, center, up, h: float) -> tuple[np.ndarray, np.ndarray, float]:
+    """A frame (centre, up, height) as a detector would give it: each a little off."""
     a = rng.normal(0, 0.05)
-    u = np.asarray(lab["up"], np.float64)
+    u = np.asarray(up, np.float64)
     u = np.array([math.cos(a) * u[0] - math.sin(a) * u[1], math.sin(a) * u[0] + math.cos(a) * u[1]])
-    return np.asarray(lab["center"], np.float64) + rng.normal(0, 0.04, 2) * h, u, h * rng.uniform(0.92, 1.08)
+    return np.asarray(center, np.float64) + rng.normal(0, 0.04, 2) * h, u, h * rng.uniform(0.92, 1.08)
 
 
 def photo_crops(rng: np.random.Generator, image: np.ndarray, labels: list[dict]) -> tuple[list, list]:
@@ -102,14 +117,8 @@ def photo_crops(rng: np.random.Generator, image: np.ndarray, labels: list[dict])
     centres = np.array([r["center"] for r in reads], np.float64)
     xs, ys = [], []
     for k, lab in enumerate(reads):
-        if count[k]:
-            copies = POSITIVE_COPIES
-        else:
-            d = np.hypot(*(centres - centres[k]).T) / lab["height"]
-            d[k] = np.inf
-            copies = int(rng.random() < (KEEP_NEAR if d.min() <= 0.5 else KEEP_FAR))
-        for _ in range(copies):
-            c, u, h = jittered(rng, lab)
+        for _ in range(POSITIVE_COPIES if count[k] else kept(rng, centres, k, lab["height"])):
+            c, u, h = jittered(rng, lab["center"], lab["up"], lab["height"])
             xs.append(crop_beside(image, c[None], u[None], np.array([h]))[0])
             ys.append(1 if count[k] else 0)
     return xs, ys
@@ -122,16 +131,13 @@ def slot_targets(rng: np.random.Generator, labels: list[dict]):
     the detector misses them (their card then lies in a slot too), each jittered as the detector's frames are
     off. A lost card (its best index showing 3 % or more) lies in the slot beside its nearest read, on the side
     where it shows, within 0.8 index heights. Returns (centres, ups, heights, counts, steps between reads)."""
-    best: dict[str, dict] = {}
-    for lab in labels:
-        if lab["card"] not in best or lab["visible"] > best[lab["card"]]["visible"]:
-            best[lab["card"]] = lab
+    best = best_indices(labels)
     reads = [lab for lab in best.values() if lab["visible"] >= READ_VISIBLE
              and not (lab["visible"] < SLOT_MISSED[0] and rng.random() < SLOT_MISSED[1])]
     if len(reads) < 2 or (len(reads) >= 3 and turning([r["up"] for r in reads]) > FAN_DEGREES):
         return None
     named = {r["card"] for r in reads}
-    frames = [jittered(rng, r) for r in reads]
+    frames = [jittered(rng, r["center"], r["up"], r["height"]) for r in reads]
     centres = np.array([f[0] for f in frames])
     order, sc, su, sh = spread_slots(centres, [f[1] for f in frames], [f[2] for f in frames])
     ordered, heights = centres[order], np.array([f[2] for f in frames])[order]
@@ -139,10 +145,9 @@ def slot_targets(rng: np.random.Generator, labels: list[dict]):
     for card, lab in best.items():
         if card in named or lab["visible"] < COVERED[0]:
             continue
-        seen = np.asarray(lab["seen_center"], np.float64)
-        d = np.hypot(*(ordered - seen).T) / heights
-        k = int(d.argmin())
-        if d[k] <= NEAREST:     # slot k lies before read k along the way, slot k + 1 after it
+        k = nearest(ordered, heights, lab)
+        if k is not None:       # slot k lies before read k along the way, slot k + 1 after it
+            seen = np.asarray(lab["seen_center"], np.float64)
             count[k + 1 if float((seen - ordered[k]) @ (sc[k + 1] - sc[k])) > 0 else k] += 1
     steps = np.hypot(*np.diff(ordered, axis=0).T) / heights[1:]
     return sc, su, sh, count, steps
@@ -164,11 +169,7 @@ def slot_crops(rng: np.random.Generator, image: np.ndarray, labels: list[dict]) 
             near = j in (0, len(sc) - 1) or steps[j - 1] < 0.6
             copies = int(rng.random() < (SLOT_NEAR if near else SLOT_KEEP))
         for c in range(copies):
-            fc, u, fh = sc[j], su[j], sh[j]
-            if c:
-                a = rng.normal(0, 0.05)
-                u = np.array([math.cos(a) * u[0] - math.sin(a) * u[1], math.sin(a) * u[0] + math.cos(a) * u[1]])
-                fc, fh = fc + rng.normal(0, 0.04, 2) * fh, fh * rng.uniform(0.92, 1.08)
+            fc, u, fh = jittered(rng, sc[j], su[j], sh[j]) if c else (sc[j], su[j], sh[j])
             xs.append(crop_beside(image, fc[None], u[None], np.array([fh]))[0])
             ys.append(1 if count[j] else 0)
     return xs, ys
@@ -188,19 +189,12 @@ def read_targets(pile, labels: list[dict], settings) -> list[int] | None:
     count = [0] * len(reads)
     if not reads:
         return count
-    best: dict[str, dict] = {}
-    for lab in labels:
-        if lab["card"] not in best or lab["visible"] > best[lab["card"]]["visible"]:
-            best[lab["card"]] = lab
     shown = shown_cards(_label_places(labels), pile)
     centres = np.array([s.centre for s in reads], np.float64)
     heights = np.array([s.height for s in reads], np.float64)
-    for card, lab in best.items():
-        if card in shown or lab["visible"] < COVERED[0]:
-            continue
-        d = np.hypot(*(centres - np.asarray(lab["seen_center"], np.float64)).T) / heights
-        k = int(d.argmin())
-        if d[k] <= NEAREST:
+    for card, lab in best_indices(labels).items():
+        k = None if card in shown or lab["visible"] < COVERED[0] else nearest(centres, heights, lab)
+        if k is not None:
             count[k] += 1
     return count
 
@@ -217,16 +211,9 @@ def read_crops(rng: np.random.Generator, image: np.ndarray, pile, labels: list[d
     centres = np.array([s.centre for s in reads], np.float64)
     xs, ys = [], []
     for k, s in enumerate(reads):
-        if count[k]:
-            copies = POSITIVE_COPIES
-        else:
-            d = np.hypot(*(centres - centres[k]).T) / s.height
-            d[k] = np.inf
-            copies = int(rng.random() < (KEEP_NEAR if d.min() <= 0.5 else KEEP_FAR))
-        for c in range(copies):
-            frame = (np.asarray(s.centre, np.float64), np.asarray(s.up, np.float64), s.height)
-            if c:
-                frame = jittered(rng, {"center": s.centre, "up": s.up, "height": s.height})
+        for c in range(POSITIVE_COPIES if count[k] else kept(rng, centres, k, s.height)):
+            frame = jittered(rng, s.centre, s.up, s.height) if c else (np.asarray(s.centre, np.float64),
+                                                                        np.asarray(s.up, np.float64), s.height)
             xs.append(crop_beside(image, frame[0][None], frame[1][None], np.array([frame[2]]))[0])
             ys.append(1 if count[k] else 0)
     return xs, ys
