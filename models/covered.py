@@ -11,6 +11,7 @@ crop_beside`, the same crop at training and at the table) and gives the chance t
     python -m models.covered make --work W --faces DECK --tight; ... train --work W --lr 5e-4   # a deck's fine-tune
     python -m models.export --work W --tag synth7c          # a release with it (det/cls from models/checkpoints)
     python -m models.covered measure --cache C --release R --hands 90   # counts against a hand benchmark's cache
+    python -m models.covered recount --cache C --release R --model M --out C2 [--agree M2]   # M's counts, same reads
     python -m models.covered make --work S --hands 360 --seed 141000 --tight --slots --workers 2   # the slot kind
     python -m models.covered make --work S --hands 200 --seed 142000 --slots --workers 2          # (session 44)
     python -m models.covered make --work R --hands 280 --seed 145000 --tight --reads --workers 2  # the reader's
@@ -27,6 +28,10 @@ so that a hidden card has one place to be counted rather than one beside each of
 that kind says so in its model.json (`covered_slots`), and the hand reader then crops its slots
 (`HandReader._slots_covered`). Session 44 trained one (`models/checkpoints/cover-slots.pt`); not bundled: README,
 "Session 44".
+
+`recount` gives a hand benchmark cache's pile reads another release's covered-card chances (the very same reads,
+so that two covered-card models are compared hand for hand), with `--agree` the lesser of two releases' chances:
+session 46 made synth7c's model and the slot kind agree that way; not bundled: README, "Session 46".
 
 Photos are the hand benchmark's own draw (`models.handbench.hand_scenes`, other seeds), with `--tight` most
 spreads pushed together (`models.synth._tight_pile`: 15 times more covered cards a photo). The anchors are the
@@ -396,6 +401,46 @@ def measure(cache: Path, release: str, hands: int, thresholds=(0.5, 0.9, 0.95, 0
     return out
 
 
+def recount(cache: Path, release: str, model: Path, out: Path, agree: Path | None = None) -> int:
+    """A hand benchmark's cached pile reads (`models.handbench --reuse-reads`, made with `release`) with their
+    covered-card chances made again by another release's covered-card model (`model`), written to `out` under that
+    release's name, the photos and truths linked: `models.handbench --cache OUT --model MODEL --reuse-reads` then
+    decodes the very same reads with the new counts. With `agree`, each read's chance is the lesser of the two
+    releases' (a cover both models see; session 46). Returns the number of piles."""
+    from dataclasses import replace
+
+    import cv2
+
+    from vision.hand import HandReader, PileRead
+    from vision.recogniser import Recogniser
+
+    if out.resolve() == cache.resolve():
+        raise SystemExit("recount: --out must be another folder than --cache")
+    piles = sorted(cache.glob(f"*.{release}.pile.json"))
+    if not piles:
+        raise SystemExit(f"recount: no pile reads of release {release!r} in {cache}")
+    readers = [HandReader(Recogniser.load(m)) for m in (model, *((agree,) if agree else ()))]
+    for m, r in zip((model, agree), readers):
+        if r.rec.cover is None:
+            raise SystemExit(f"recount: {m} has no covered-card model")
+    name = readers[0].rec.name
+    out.mkdir(parents=True, exist_ok=True)
+    for f in piles:
+        stem = f.name.split(".")[0]                     # "0007-declarer"
+        image = cv2.imread(str(cache / f"{stem}.jpg"))
+        if image is None:
+            raise SystemExit(f"recount: {cache / stem}.jpg is missing or unreadable")
+        pile = PileRead.from_json(json.loads(f.read_text()))
+        reads = [replace(s, covered=0.0) for s in pile.sightings]
+        chances = [[s.covered for s in r._covered(image, reads)] for r in readers]
+        sightings = [replace(s, covered=min(c)) for s, *c in zip(reads, *chances)]
+        (out / f"{stem}.{name}.pile.json").write_text(json.dumps(replace(pile, sightings=sightings).to_json()))
+    for f in cache.iterdir():                           # the photos and the truths
+        if ".pile." not in f.name and not (out / f.name).exists():
+            (out / f.name).symlink_to(f.resolve())
+    return len(piles)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -425,8 +470,18 @@ def main(argv: list[str] | None = None) -> int:
     me.add_argument("--cache", type=Path, required=True)
     me.add_argument("--release", required=True, help="the release name the cached pile reads were made with")
     me.add_argument("--hands", type=int, default=90)
+    rc = sub.add_parser("recount", help="a hand benchmark cache's pile reads, counted by another covered-card model")
+    rc.add_argument("--cache", type=Path, required=True)
+    rc.add_argument("--release", required=True, help="the release name the cached pile reads were made with")
+    rc.add_argument("--model", type=Path, required=True, help="the release whose covered-card model counts anew")
+    rc.add_argument("--agree", type=Path, default=None,
+                    help="a second release: each read's chance is the lesser of the two (a cover both see)")
+    rc.add_argument("--out", type=Path, required=True, help="the new cache (pile reads under --model's name)")
     args = ap.parse_args(argv)
-    if args.cmd == "measure":
+    if args.cmd == "recount":
+        n = recount(args.cache, args.release, args.model, args.out, args.agree)
+        print(json.dumps({"piles": n, "out": str(args.out)}))
+    elif args.cmd == "measure":
         print(json.dumps(measure(args.cache, args.release, args.hands), indent=1))
     elif args.cmd == "make":
         make(args.work, args.hands, args.seed, args.tight, args.workers, args.faces, args.start, args.slots,

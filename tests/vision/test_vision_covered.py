@@ -478,3 +478,49 @@ def test_crops_around_the_reader_s_reads_are_made_from_a_rendered_hand(tmp_path)
     assert len(got["y"]) > 0 and got["x"].shape[1:] == (BESIDE_H, BESIDE_W, 3) and set(got["y"]) <= {0, 1}
     with pytest.raises(SystemExit, match="one kind"):
         make(tmp_path, hands=1, seed=145999, tight=True, slots=True, reads="")
+
+
+def test_recount_gives_cached_reads_another_model_s_covered_chances_and_with_agree_the_lesser(tmp_path):
+    """`models.covered recount`: the same reads of a hand benchmark's cache with another release's covered-card
+    chances, under that release's name (so `models.handbench --reuse-reads --model` decodes them); with
+    `--agree` each read gets the lesser of two models' chances. The cache's photos and truths are linked."""
+    import shutil
+
+    import cv2
+
+    from models.covered import main, recount
+    from vision.recogniser import Recogniser, latest_release
+
+    cache, rng = tmp_path / "cache", np.random.default_rng(5)
+    cache.mkdir()
+    image = rng.integers(0, 255, (400, 700, 3), np.uint8)
+    cv2.imwrite(str(cache / "0000-declarer.jpg"), image)
+    (cache / "0000.json").write_text("{}")
+    image = cv2.imread(str(cache / "0000-declarer.jpg"))
+    reads = [seen(c, 150.0 + 90.0 * k, covered=0.5) for k, c in enumerate(["T21", "T20", "T19", "T18"])]
+    (cache / "0000-declarer.old.pile.json").write_text(json.dumps(PileRead((700, 400), reads).to_json()))
+    # a second release: the same covered-card model taken as the slot kind (other crops, other chances)
+    slots = tmp_path / "slots"
+    shutil.copytree(latest_release(), slots)
+    manifest = json.loads((slots / "model.json").read_text())
+    (slots / "model.json").write_text(json.dumps({**manifest, "covered_slots": True}))
+
+    fresh = [replace(s, covered=0.0) for s in reads]
+    one = [s.covered for s in HandReader(Recogniser.load())._covered(image, fresh)]
+    two = [s.covered for s in HandReader(Recogniser.load(slots))._covered(image, fresh)]
+    assert one != two
+    name = latest_release().name
+    assert recount(cache, "old", latest_release(), tmp_path / "a") == 1
+    got = PileRead.from_json(json.loads((tmp_path / "a" / f"0000-declarer.{name}.pile.json").read_text()))
+    assert [s.covered for s in got.sightings] == pytest.approx(one, abs=1e-4)
+    assert [s.likely for s in got.sightings] == [s.likely for s in reads]
+    assert (tmp_path / "a" / "0000-declarer.jpg").exists() and (tmp_path / "a" / "0000.json").exists()
+    assert not (tmp_path / "a" / "0000-declarer.old.pile.json").exists()
+    assert main(["recount", "--cache", str(cache), "--release", "old", "--model", str(latest_release()),
+                 "--agree", str(slots), "--out", str(tmp_path / "b")]) == 0
+    got = PileRead.from_json(json.loads((tmp_path / "b" / f"0000-declarer.{name}.pile.json").read_text()))
+    assert [s.covered for s in got.sightings] == pytest.approx(np.minimum(one, two).tolist(), abs=1e-4)
+    with pytest.raises(SystemExit, match="no pile reads"):
+        recount(cache, "other", latest_release(), tmp_path / "c")
+    with pytest.raises(SystemExit, match="another folder"):
+        recount(cache, "old", latest_release(), cache)
