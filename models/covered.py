@@ -382,13 +382,14 @@ def evaluate(net, tensors, idx: np.ndarray, y: np.ndarray) -> dict:
 def measure(cache: Path, release: str, hands: int, thresholds=(0.5, 0.9, 0.95, 0.97, 0.99)) -> dict:
     """Per pile of a hand benchmark's cache (pile reads kept by `models.handbench --reuse-reads`): how the covered
     cards counted (reads at least t sure) compare with the cards of the pile no read names (its lost cards)."""
+    from models.handbench import pile_path
     from vision.hand import PileRead
 
     piles = []
     for i in range(hands):
         truth = json.loads((cache / f"{i:04d}.json").read_text())
         for side, cards in truth["piles"].items():
-            read = PileRead.from_json(json.loads((cache / f"{i:04d}-{side}.{release}.pile.json").read_text()))
+            read = PileRead.from_json(json.loads(pile_path(cache, i, side, release).read_text()))
             lost = len(set(cards) - {s.likely[0][0] for s in read.sightings})
             piles.append((lost, [s.covered for s in read.sightings]))
     out = {"piles": len(piles), "piles_with_lost_cards": sum(1 for lost, _ in piles if lost)}
@@ -411,6 +412,7 @@ def recount(cache: Path, release: str, model: Path, out: Path, agree: Path | Non
 
     import cv2
 
+    from models.handbench import pile_path
     from vision.hand import HandReader, PileRead
     from vision.recogniser import Recogniser
 
@@ -427,6 +429,7 @@ def recount(cache: Path, release: str, model: Path, out: Path, agree: Path | Non
     out.mkdir(parents=True, exist_ok=True)
     for f in piles:
         stem = f.name.split(".")[0]                     # "0007-declarer"
+        i, side = stem.split("-", 1)
         image = cv2.imread(str(cache / f"{stem}.jpg"))
         if image is None:
             raise SystemExit(f"recount: {cache / stem}.jpg is missing or unreadable")
@@ -434,7 +437,7 @@ def recount(cache: Path, release: str, model: Path, out: Path, agree: Path | Non
         reads = [replace(s, covered=0.0) for s in pile.sightings]
         chances = [[s.covered for s in r._covered(image, reads)] for r in readers]
         sightings = [replace(s, covered=min(c)) for s, *c in zip(reads, *chances)]
-        (out / f"{stem}.{name}.pile.json").write_text(json.dumps(replace(pile, sightings=sightings).to_json()))
+        pile_path(out, int(i), side, name).write_text(json.dumps(replace(pile, sightings=sightings).to_json()))
     for f in cache.iterdir():                           # the photos and the truths
         if ".pile." not in f.name and not (out / f.name).exists():
             (out / f.name).symlink_to(f.resolve())

@@ -224,6 +224,12 @@ def render_all(seed: int, n: int, cache: Path, faces: Path, workers: int, render
             progress(k, len(jobs), t0, "rendering hands")
 
 
+def pile_path(cache: Path, i: int, side: str, release: str) -> Path:
+    """Where a cache keeps hand i's pile read of `side` ("declarer", or "declarer-retake" for a new photo) made by
+    `release` (`--reuse-reads`); the photo is `<i>-<side>.jpg` beside it."""
+    return cache / f"{i:04d}-{side}.{release}.pile.json"
+
+
 def load_hand(cache: Path, i: int) -> tuple[dict, dict[str, np.ndarray]]:
     truth = json.loads((cache / f"{i:04d}.json").read_text())
     photos = {s: cv2.imread(str(cache / f"{i:04d}-{s}.jpg"), cv2.IMREAD_COLOR) for s in SIDES}
@@ -637,7 +643,7 @@ def _retaken(reader, args, i: int, side: str, truth: dict, game):
         image, places = retake_photo(args.seed, i, side, truth, faces)
         cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 95])
         where.write_text(json.dumps(places))
-    reads = args.cache / f"{i:04d}-{side}-retake.{reader.rec.name}.pile.json" if args.reuse_reads else None
+    reads = pile_path(args.cache, i, f"{side}-retake", reader.rec.name) if args.reuse_reads else None
     return _pile(reader, image, game, reads), json.loads(where.read_text()) if where.exists() else None
 
 
@@ -702,8 +708,8 @@ def main(argv: list[str] | None = None) -> int:
                 rec.recognise(photos[s])
             row["photo_ms"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
-        piles = {s: _pile(reader, photos[s], game, args.cache / f"{i:04d}-{s}.{rec.name}.pile.json"
-                          if args.reuse_reads else None) for s in SIDES}
+        piles = {s: _pile(reader, photos[s], game, pile_path(args.cache, i, s, rec.name) if args.reuse_reads else None)
+                 for s in SIDES}
         both = reader.decode(game, piles)
         row["ms"] = (time.perf_counter() - t) * 1000
         if truth.get("index"):

@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 import scoring
-from models.handbench import SIDES, hand_scenes, render_all
+from models.handbench import SIDES, hand_scenes, pile_path, render_all
 from models.synth import FACES_DIR, Deck, render
 
 
@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     for i in range(args.hands):
         game, labels = pile_labels(args.seed, i, deck)
         for side in SIDES:
-            path = args.cache / f"{i:04d}-{side}.{rec.name}.pile.json"
+            path = pile_path(args.cache, i, side, rec.name)
             if path.exists():
                 pile = PileRead.from_json(json.loads(path.read_text()))
             else:
