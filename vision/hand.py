@@ -120,6 +120,8 @@ class HandSettings:
     check_solves: int = 3000        # ... weighing at most this many other readings in all, and one no answer
     #                                 narrows is dropped (counted, not timed: the same questions on any machine)
     check_s: float = 2.0            # ... and a cap on the time that takes (a safety net)
+    checked_only: bool = True       # past that budget, only the questions checked are put (where there are
+    #                                 any): those not reached come back with the hand read again with the answers
     sliver_card: float = 0.6        # a peak of the detector's sliver channel this strong (a release with it) ...
     sliver_match: float = 0.5       # ... that no read explains (`PileRead.hidden`: its nearest peak this close)
     sliver_apart: float = 0.12      # ... and this many index heights from a stronger such peak is a card no read
@@ -1413,6 +1415,7 @@ class _Decoder:
         every = set(base_set).union(*(f for alts in alternatives.values() for _, f in alts), *elsewhere.values(),
                                     self._no_cards(world, total, budget), self._placed_pairs(placed, total, budget))
         questions: list[Question] = []
+        unchecked: list[Question] = []  # questions the check's budget did not reach (`_narrowing`)
         one_by_one = False      # questions put one at a time: each lost card may take a tap of its own
         counted = 0             # lost cards whose piles the Declarer's count places instead of a tap each
         alone = False           # ... and the one put is a doubt whose answers alone change nothing
@@ -1438,7 +1441,7 @@ class _Decoder:
             # Doubts that alone leave the score as it is, but may settle it together with another.
             quiet = [self._which_card(i, world[i], [c for c, _ in alts]) for i, alts in alternatives.items()
                      if all(f == base_set for _, f in alts)]
-            questions, together = self._narrowing(questions, frozenset(every), quiet)
+            questions, together = self._narrowing(questions, frozenset(every), quiet, unchecked)
             if not questions or together:
                 # More than one score is possible but no doubt tells them apart on its own (two lost 0-pip cards
                 # whose piles round the Card Points only together, or a count of whole tricks that allows two
@@ -1478,6 +1481,13 @@ class _Decoder:
         spreads = self._respreads(questions, lost, together=questions if alone and st.together_respread else ())
         if alone and spreads:
             questions = []  # a new photo, not a tap that alone changes nothing (the request says why)
+        if unchecked and st.checked_only:
+            # Where the check's budget ran out (a hand of many taps; on a slow machine its time cap binds first),
+            # the questions it did not reach may leave the score as it is: only those it found to matter are put.
+            # The rest, still open once those are answered, come back with the hand read again.
+            checked = [q for q in questions if q not in unchecked]
+            if checked:
+                questions = checked
         questions = spreads + questions
         questions += self._count_check(world, questions)
         outcomes = frozenset(every)
@@ -1713,18 +1723,19 @@ class _Decoder:
                 return True
         return False
 
-    def _narrowing(self, questions: list[Question], every: frozenset,
-                   quiet: list[Question]) -> tuple[list[Question], bool]:
+    def _narrowing(self, questions: list[Question], every: frozenset, quiet: list[Question],
+                   unchecked: list[Question]) -> tuple[list[Question], bool]:
         """Only the questions whose answers leave different scores possible: each is tried with every answer.
         A doubt seen card by card may not matter once the whole hand is weighed (another read takes up the
         slack). When none narrows while the score is still open, the quiet doubts (reads whose other readings
         alone score the same) are tried too; when none of those narrows either, the first is put alone.
-        Returns the questions, and whether they are that one put alone (the doubts matter only together)."""
+        Returns the questions, and whether they are that one put alone (the doubts matter only together);
+        unchecked: filled with those the check's budget did not reach (`run` drops them where others are put)."""
         if not self.check or not questions or len(questions) > self.st.check_questions:
             return questions, False
         budget = self._check_budget()
         after: dict = {}
-        kept = self._narrow(questions, budget, True, after)
+        kept = self._narrow(questions, budget, True, after, unchecked)
         if not kept and len(every) > 1:
             kept = self._narrow(quiet[: self.st.check_questions], budget, False, after)
         # none narrows alone: the doubts matter only together, so one is put at a time (the hand is read again
@@ -1737,16 +1748,21 @@ class _Decoder:
         return _Budget(self.st.check_solves, self.st.check_s)
 
     def _narrow(self, questions: list[Question], budget: _Budget, unchecked_stay: bool,
-                after: dict) -> list[Question]:
-        """The questions shown to narrow the score; past the budget the rest stay only if unchecked_stay.
-        after: filled with each tried question's hands, one per answer."""
+                after: dict, unchecked: list | None = None) -> list[Question]:
+        """The questions shown to narrow the score; past the budget the rest stay only if unchecked_stay (and
+        are listed in unchecked, with the one whose check the budget ran out in). after: filled with each tried
+        question's hands, one per answer."""
         kept = []
         for k, q in enumerate(questions):
             if budget.spent():
+                if unchecked is not None and unchecked_stay:
+                    unchecked.extend(questions[k:])
                 return kept + (questions[k:] if unchecked_stay else [])
             after[_key(q)] = [self._told(a, budget).run() for a in q.answers()]
             if len({h.outcomes for h in after[_key(q)]}) > 1:
                 kept.append(q)
+                if budget.spent() and unchecked is not None and unchecked_stay:
+                    unchecked.append(q)     # the budget ran out while its answers were weighed: checked in part
         return kept
 
     def _copy(self, budget: _Budget) -> _Decoder:

@@ -899,6 +899,37 @@ def test_a_settled_hand_has_one_possible_score_and_every_question_narrows_it(dea
         assert all(narrowing) or not any(narrowing)   # none narrows alone: then all are kept
 
 
+def test_questions_the_check_did_not_reach_wait_for_the_hand_read_again():
+    """The check weighs each question's answers within a budget; past it (a hand of many taps, and on a slow
+    machine its time cap binds first) the questions it did not reach were put unchecked, and some leave the score
+    as it is (an independent hand put "Which pile is the XV in?" so). Now only those it found to narrow the score
+    are put, beside the request for a better photo; the rest come back with the hand read again once they are
+    answered, and truthful answers never settle the hand wrong."""
+    game, piles, sizes, truth = _fixture("placed_pair")
+    shows = json.loads((ROOT / "tests/vision/data/hands/placed_pair.json").read_text())["shows"]
+    short = HandSettings(check_s=60, check_solves=600)      # counted, so the same on any machine
+
+    def idle(q, answers=()):
+        return len({_Decoder(game, piles, None, [*answers, a], PATIENT, False, sizes=sizes).run().outcomes
+                    for a in q.answers()}) == 1
+
+    hand = _Decoder(game, piles, None, [], short, sizes=sizes).run()
+    before = _Decoder(game, piles, None, [], replace(short, checked_only=False), sizes=sizes).run()
+    asked = [q for q in hand.questions if q.answers()]
+    unchecked = [q for q in before.questions if q.answers() and q not in asked]
+    assert asked and unchecked and all(q in before.questions for q in asked)
+    assert [q.kind for q in hand.questions if not q.answers()] == ["respread", "respread"]
+    assert not any(idle(q) for q in asked) and any(idle(q) for q in unchecked)
+    # answered truthfully, one at a time, the rest are asked in turn (or a new photo alone): never settled wrong
+    answers: list[Answer] = []
+    while len(answers) < 12 and (open_ := [q for q in hand.questions if q.answers()]):
+        answers.append(_truly(open_[0], truth, shows))
+        hand = _Decoder(game, piles, None, answers, short, sizes=sizes).run()
+    assert hand.settled or all(q.kind == "respread" for q in hand.questions)
+    if hand.settled:
+        assert [hand.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
+
+
 def _lost_pip_cards(n: int, seed: int = 13):
     dec, dfn = split(SLOVENIAN, 27, seed=seed)
     lost = [c for c in dec if scoring.card(c).pips >= 2][:n]
