@@ -1755,13 +1755,14 @@ class _Decoder:
         kept = []
         for k, q in enumerate(questions):
             if budget.spent():
-                if unchecked is not None and unchecked_stay:
-                    unchecked.extend(questions[k:])
-                return kept + (questions[k:] if unchecked_stay else [])
+                rest = questions[k:] if unchecked_stay else []
+                if unchecked is not None:
+                    unchecked.extend(rest)
+                return kept + rest
             after[_key(q)] = [self._told(a, budget).run() for a in q.answers()]
             if len({h.outcomes for h in after[_key(q)]}) > 1:
                 kept.append(q)
-                if budget.spent() and unchecked is not None and unchecked_stay:
+                if budget.spent() and unchecked is not None:
                     unchecked.append(q)     # the budget ran out while its answers were weighed: checked in part
         return kept
 
