@@ -69,10 +69,10 @@ def main(argv: list[str] | None = None) -> int:
     if not sliver.exists() and ck["det.pt"] == CHECKPOINTS / "det.pt":
         sliver = CHECKPOINTS / "sliver.pt"
     det, cls = IndexDetector(sliver=sliver.exists()), IndexClassifier()
-    det_state = torch.load(ck["det.pt"], weights_only=False)
-    cls_state = torch.load(ck["cls.pt"], weights_only=False)
+    det_state = torch.load(ck["det.pt"], map_location="cpu", weights_only=False)
+    cls_state = torch.load(ck["cls.pt"], map_location="cpu", weights_only=False)
     det.load_state_dict(det_state["model"], strict=not sliver.exists()); cls.load_state_dict(cls_state["model"])
-    sliver_state = torch.load(sliver, weights_only=False) if sliver.exists() else None
+    sliver_state = torch.load(sliver, map_location="cpu", weights_only=False) if sliver.exists() else None
     if sliver_state:    # the branch alone, or the whole detector trained with it
         (det if sliver_state.get("whole") else det.sliver).load_state_dict(sliver_state["model"])
     det.eval(); cls.eval()
@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     own = ck["det.pt"] == CHECKPOINTS / "det.pt" and ck["cls.pt"] == CHECKPOINTS / "cls.pt"
     cover_ck = next((p for p in (args.work / "cover.pt", *((CHECKPOINTS / "cover.pt",) if own else ()))
                      if p.exists()), None)
-    cover_state = torch.load(cover_ck, weights_only=False) if cover_ck else None
+    cover_state = torch.load(cover_ck, map_location="cpu", weights_only=False) if cover_ck else None
     if cover_state:
         cover = CoverNet(cover_state.get("layers", COVER_LAYERS))
         cover.load_state_dict(cover_state["model"])

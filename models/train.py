@@ -6,7 +6,7 @@
     python -m models.export --work /tmp/my-deck --tag my-deck --deck my_deck/deck.json
     python -m models.evaluate --check-release models/cards/<date>-my-deck --faces my_deck/   # before switching
 
-Every det*.npz and cls*.npz in --work is trained on (det.npz and cls.npz are made if missing; add more sets
+Every det*.npz and cls*.npz in --work is trained on (det.npz and cls.npz are made where none is; add more sets
 with `python -m models.dataset`, e.g. detector-mined classifier crops, or sets from other printings made by
 `python -m models.printings`). With --finetune the current release's checkpoints (models/checkpoints/) are
 copied into --work, sets are generated from --faces and, for a quarter of the photos, from the reference
@@ -16,6 +16,8 @@ session 16: the hand reader's settled share on an enrolled printing +5 to +11 ha
 without them), and a new schedule starts from those weights at --lr
 (default 5e-4 then); a rerun resumes it, so a fine-tune interrupted by a power cut goes on. Checkpoints (<work>/det.pt,
 <work>/cls.pt) are written every `--ckpt-every` steps and at the end; a rerun resumes from them. Then `python -m models.export` writes the release folder.
+`--device cuda` trains on a GPU (`models/device_train.sh`: one lease of the `device` tool's machine), batches
+made on the CPU (`--loader-threads` for the detector's); checkpoints are written as CPU tensors either way.
 `--stage sliver` trains the detector's sliver channel (every index that shows at all) on whole trick piles,
 into <work>/sliver.pt (README, "Session 18": trained, not kept).
 """
@@ -43,6 +45,47 @@ WORK = Path("/tmp/tarokcam-train")
 STRIDE = 4
 CHECKPOINTS = Path(__file__).with_name("checkpoints")
 PROGRESS_NAME = "progress.json"    # in --work: the run's state, shown on the table's Training page
+
+
+def resolve_device(name: str) -> torch.device:
+    """--device: "auto" is a CUDA GPU where torch sees one, else the CPU; "cuda" where none is, a clear error."""
+    if name == "auto":
+        name = "cuda" if torch.cuda.is_available() else "cpu"
+    if name.startswith("cuda") and not torch.cuda.is_available():
+        raise SystemExit(f"--device {name}: torch {torch.__version__} sees no CUDA device here (use --device cpu)")
+    dev = torch.device(name)
+    if dev.type == "cuda":
+        torch.backends.cudnn.benchmark = True
+        torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = True
+    return dev
+
+
+def _cpu(net: torch.nn.Module) -> dict:
+    """A net's weights as CPU tensors (what models.export and a CPU-only machine load)."""
+    return {k: v.detach().cpu() for k, v in net.state_dict().items()}
+
+
+def load_state(path: Path) -> dict:
+    """A checkpoint, its tensors on the CPU whichever device wrote it (a GPU run's checkpoints load anywhere)."""
+    return torch.load(path, map_location="cpu", weights_only=False)
+
+
+def _batches(make, steps: range, seed: int, threads: int):
+    """det_batch-like batches for each step, `make(rng)`; with threads, made ahead in that many threads, each
+    step's from a generator of its own (seed, step), so the run is the same however many threads make them."""
+    if threads <= 0:
+        return None
+    from concurrent.futures import ThreadPoolExecutor
+
+    def gen():
+        with ThreadPoolExecutor(threads) as pool:
+            ahead = [pool.submit(make, np.random.default_rng([seed, k])) for k in steps[:2 * threads]]
+            for j, k in enumerate(steps):
+                if j + 2 * threads < len(steps):
+                    ahead.append(pool.submit(make, np.random.default_rng([seed, steps[j + 2 * threads]])))
+                yield ahead[j].result()
+                ahead[j] = None
+    return gen()
 
 
 # ---------------------------------------------------------------- detector targets
@@ -157,16 +200,22 @@ def det_loss(out: torch.Tensor, heat, weight, reg, rmask) -> tuple[torch.Tensor,
 
 
 def train_det(work: Path, steps: int, bs: int, size: int, seed: int, ckpt_every: int, lr: float,
-              minutes: float = 1e9, restart: bool = False) -> None:
+              minutes: float = 1e9, restart: bool = False, device: str | torch.device = "cpu",
+              loader_threads: int = 0) -> None:
+    """The detector on <work>/det*.npz. device: where it trains (batches are made on the CPU); loader_threads:
+    batches made ahead in threads (a GPU outruns one thread decoding photos)."""
     sets = [np.load(f, allow_pickle=True) for f in sorted(work.glob("det*.npz")) if ".tmp." not in f.name]
     data = {k: np.concatenate([d[k] for d in sets]) for k in ("jpg", "labels")}   # det.npz, det-more.npz ...
     torch.manual_seed(seed)
+    device = torch.device(device)
     net = IndexDetector()
-    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     start, ck, spent = 0, work / "det.pt", 0.0
-    if ck.exists():
-        state = torch.load(ck, weights_only=False)
+    state = load_state(ck) if ck.exists() else None
+    if state:
         net.load_state_dict(state["model"])
+    net.to(device)
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    if state:
         if restart:
             print(f"detector: new schedule from the weights of step {state['step']}")
         else:
@@ -174,6 +223,7 @@ def train_det(work: Path, steps: int, bs: int, size: int, seed: int, ckpt_every:
             spent = state.get("minutes", 0.0)
             print(f"resumed detector at step {start}")
     rng = np.random.default_rng(seed + start)
+    ahead = _batches(lambda r: det_batch(data, r, bs, size), range(start, steps), seed, loader_threads)
     t0, avg = time.time(), None
     net.train()
     step = next_step = start
@@ -184,7 +234,8 @@ def train_det(work: Path, steps: int, bs: int, size: int, seed: int, ckpt_every:
             break
         for g in opt.param_groups:
             g["lr"] = lr * 0.5 * (1 + math.cos(math.pi * done)) * min(1.0, (step + 1) / 100)
-        batch = det_batch(data, rng, bs, size)
+        batch = next(ahead) if ahead is not None else det_batch(data, rng, bs, size)
+        batch = [t.to(device, non_blocking=True) for t in batch]
         loss, parts = det_loss(net(batch[0]), *batch[1:])
         opt.zero_grad(); loss.backward(); opt.step()
         next_step = step + 1
@@ -192,10 +243,12 @@ def train_det(work: Path, steps: int, bs: int, size: int, seed: int, ckpt_every:
         if (step + 1) % 10 == 0 or step + 1 == steps:
             progress(step - start, steps - start, t0, f"det heat {avg['heat']:.3f} reg {avg['reg']:.3f}")
         if (step + 1) % ckpt_every == 0 or step + 1 == steps:
-            torch.save({"model": net.state_dict(), "opt": opt.state_dict(), "step": step + 1,
+            torch.save({"model": _cpu(net), "opt": opt.state_dict(), "step": step + 1,
                         "minutes": spent + (time.time() - t0) / 60}, ck)
+    if ahead is not None:
+        ahead.close()
     # The steps done, so a rerun resumes after the last one (not at it, nor past one the budget cut off).
-    torch.save({"model": net.state_dict(), "opt": opt.state_dict(), "step": next_step,
+    torch.save({"model": _cpu(net), "opt": opt.state_dict(), "step": next_step,
                 "minutes": spent + (time.time() - t0) / 60}, ck)
     print(f"\ndetector: {next_step - start} steps in {(time.time() - t0) / 60:.1f} min", flush=True)
 
@@ -208,7 +261,7 @@ SLIVER_HARD = 0.02       # below: nothing shows (a negative); between: neither r
 
 
 def train_sliver(work: Path, steps: int, bs: int, size: int, seed: int, ckpt_every: int, lr: float,
-                 minutes: float = 1e9, whole: bool = False) -> None:
+                 minutes: float = 1e9, whole: bool = False, device: str | torch.device = "cpu") -> None:
     """Train the detector's sliver channel on <work>/det*.npz (whole trick piles). The branch alone, the rest of
     the detector frozen as the release has it, so its six channels and every read stay as they were; or, whole,
     the detector with it (its six channels kept on their own targets, at a quarter of the learning rate)."""
@@ -217,7 +270,9 @@ def train_sliver(work: Path, steps: int, bs: int, size: int, seed: int, ckpt_eve
     torch.manual_seed(seed)
     base = work / "det.pt" if (work / "det.pt").exists() else CHECKPOINTS / "det.pt"
     net = IndexDetector(sliver=True)
-    net.load_state_dict(torch.load(base, weights_only=False)["model"], strict=False)
+    net.load_state_dict(load_state(base)["model"], strict=False)
+    device = torch.device(device)
+    net.to(device)
     branch = list(net.sliver.parameters())
     rest = [p for n, p in net.named_parameters() if not n.startswith("sliver.")]
     for p in rest:
@@ -227,7 +282,7 @@ def train_sliver(work: Path, steps: int, bs: int, size: int, seed: int, ckpt_eve
     start, ck, spent = 0, work / "sliver.pt", 0.0
     part = net if whole else net.sliver
     if ck.exists():
-        state = torch.load(ck, weights_only=False)
+        state = load_state(ck)
         part.load_state_dict(state["model"]); opt.load_state_dict(state["opt"])
         start, spent = state["step"], state.get("minutes", 0.0)
         print(f"resumed sliver training at step {start}")
@@ -240,7 +295,7 @@ def train_sliver(work: Path, steps: int, bs: int, size: int, seed: int, ckpt_eve
 
     def save(n: int) -> None:
         tmp = ck.with_suffix(".tmp")
-        torch.save({"model": part.state_dict(), "opt": opt.state_dict(), "step": n, "whole": whole,
+        torch.save({"model": _cpu(part), "opt": opt.state_dict(), "step": n, "whole": whole,
                     "minutes": spent + (time.time() - t0) / 60, "base": str(base)}, tmp)
         tmp.replace(ck)
 
@@ -251,6 +306,7 @@ def train_sliver(work: Path, steps: int, bs: int, size: int, seed: int, ckpt_eve
         for g in opt.param_groups:
             g["lr"] = g["scale"] * lr * 0.5 * (1 + math.cos(math.pi * done)) * min(1.0, (step + 1) / 50)
         batch = det_batch(data, rng, bs, size, focus=(SLIVER_VISIBLE, MIN_VISIBLE), sliver=sliver_targets)
+        batch = [t.to(device, non_blocking=True) for t in batch]
         x, heat, weight = batch[0], batch[5], batch[6]
         if whole:
             out = net(x)
@@ -297,7 +353,8 @@ def jitter_geometry(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
 
 
 def train_cls(work: Path, epochs: int, bs: int, seed: int, lr: float, minutes: float = 1e9,
-              geometry: bool = False, restart: bool = False) -> None:
+              geometry: bool = False, restart: bool = False, device: str | torch.device = "cpu") -> None:
+    """The classifier on <work>/cls*.npz; crops are augmented on the CPU, the net steps on `device`."""
     sets = [np.load(f) for f in sorted(work.glob("cls*.npz")) if ".tmp." not in f.name]   # cls.npz, cls-mined.npz ...
     x = torch.from_numpy(np.concatenate([d["x"] for d in sets])).permute(0, 3, 1, 2).contiguous()   # uint8 N,3,128,32
     y = torch.from_numpy(np.concatenate([d["y"] for d in sets]))
@@ -307,13 +364,16 @@ def train_cls(work: Path, epochs: int, bs: int, seed: int, lr: float, minutes: f
     n = len(y)
     perm = torch.randperm(n, generator=gen)
     val, tr = perm[: n // 20], perm[n // 20:]
+    device = torch.device(device)
     net = IndexClassifier()
-    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     ck = work / "cls.pt"
     start = 0
-    if ck.exists():
-        state = torch.load(ck, weights_only=False)
+    state = load_state(ck) if ck.exists() else None
+    if state:
         net.load_state_dict(state["model"])
+    net.to(device)
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    if state:
         if restart:
             print(f"classifier: new schedule from the weights of epoch {state['epoch']}")
         else:
@@ -334,10 +394,12 @@ def train_cls(work: Path, epochs: int, bs: int, seed: int, lr: float, minutes: f
                 g["lr"] = lr * 0.5 * (1 + math.cos(math.pi * min(done, 1.0)))
             idx = order[k * bs:(k + 1) * bs]
             xb = x[idx].float()
-            out = net(augment_crops(jitter_geometry(xb, gen) if geometry else xb, gen))
-            card_loss = F.cross_entropy(out[:, :55], y[idx], label_smoothing=0.05)
-            is_card = (y[idx] != BACKGROUND).float()
-            pip_loss = (F.cross_entropy(out[:, 55:], pips[idx], reduction="none") * is_card).sum() / is_card.sum().clamp(min=1)
+            xb = augment_crops(jitter_geometry(xb, gen) if geometry else xb, gen).to(device, non_blocking=True)
+            yb, pb = y[idx].to(device), pips[idx].to(device)
+            out = net(xb)
+            card_loss = F.cross_entropy(out[:, :55], yb, label_smoothing=0.05)
+            is_card = (yb != BACKGROUND).float()
+            pip_loss = (F.cross_entropy(out[:, 55:], pb, reduction="none") * is_card).sum() / is_card.sum().clamp(min=1)
             loss = card_loss + 0.5 * pip_loss
             opt.zero_grad(); loss.backward(); opt.step()
             if (k + 1) % 10 == 0 or k + 1 == steps_per:
@@ -345,7 +407,7 @@ def train_cls(work: Path, epochs: int, bs: int, seed: int, lr: float, minutes: f
                          f"cls ep {ep + 1}/{epochs} loss {loss.item():.3f}")
         acc, pacc = eval_cls(net, x[val], y[val], pips[val])
         print(f"\nepoch {ep + 1}: val card acc {acc:.4f} pips acc {pacc:.4f}", flush=True)
-        torch.save({"model": net.state_dict(), "opt": opt.state_dict(), "epoch": ep + 1, "val_acc": acc,
+        torch.save({"model": _cpu(net), "opt": opt.state_dict(), "epoch": ep + 1, "val_acc": acc,
                     "val_pips_acc": pacc, "minutes": (time.time() - t0) / 60}, ck)
         if (time.time() - t0) / 60 >= minutes:
             break
@@ -355,7 +417,8 @@ def train_cls(work: Path, epochs: int, bs: int, seed: int, lr: float, minutes: f
 @torch.no_grad()
 def eval_cls(net, x, y, pips) -> tuple[float, float]:
     net.eval()
-    outs = torch.cat([net(x[i:i + 512].float()) for i in range(0, len(x), 512)])
+    dev = next(net.parameters()).device
+    outs = torch.cat([net(x[i:i + 512].float().to(dev)).cpu() for i in range(0, len(x), 512)])
     acc = float((outs[:, :55].argmax(1) == y).float().mean())
     card = y != BACKGROUND
     pacc = float((outs[card, 55:].argmax(1) == pips[card]).float().mean()) if card.any() else 1.0
@@ -372,7 +435,7 @@ def prepare_finetune(args: argparse.Namespace) -> None:
                 raise SystemExit(f"--finetune: no {CHECKPOINTS / name} to start from")
             # The release's weights and optimiser state with the schedule at its start: the run (and a rerun
             # after a power cut) then goes through the fine-tune's own schedule, resuming from its checkpoints.
-            state = torch.load(CHECKPOINTS / name, weights_only=False)
+            state = load_state(CHECKPOINTS / name)
             state[counter], state["minutes"] = 0, 0.0
             tmp = work / (name + ".tmp")
             torch.save(state, tmp)
@@ -431,6 +494,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="start a new schedule from the checkpoints' weights (fine-tuning on new data)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--device", default="cpu",
+                    help="where the nets train: cpu, cuda (a GPU lent for a session: models/device_train.sh), auto")
+    ap.add_argument("--loader-threads", type=int, default=0,
+                    help="detector: threads making batches ahead (0: one at a time in the training loop, as before)")
     ap.add_argument("--finetune", action="store_true",
                     help="fine-tune the current release on photos of --faces mixed with the reference deck")
     ap.add_argument("--ref-share", type=float, default=0.25, help="--finetune: share of reference-deck photos")
@@ -462,24 +529,26 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> None:
+    device = resolve_device(args.device)     # before any set is made: a missing GPU is said at once
     if args.finetune:
         prepare_finetune(args)
     deck = None
     for kind, n, make in (("det", args.det_photos, make_det), ("cls", args.cls_photos, make_cls)):
-        if args.stage in (kind, "all") and not args.finetune and not (args.work / f"{kind}.npz").exists():
+        made = [f for f in args.work.glob(f"{kind}*.npz") if ".tmp." not in f.name]
+        if args.stage in (kind, "all") and not args.finetune and not made:
             deck = deck or Deck.load(args.faces, args.deck)
             np.savez(args.work / f"{kind}.npz", **make(n, args.seed + (1 if kind == "det" else 2), deck))
     if args.lr is None:
         args.lr = 5e-4 if args.finetune else 2e-3
     if args.stage in ("cls", "all"):
         train_cls(args.work, args.cls_epochs, args.cls_batch, args.seed, args.lr, args.cls_minutes, args.cls_geometry,
-                  args.restart)
+                  args.restart, device)
     if args.stage == "sliver":
         train_sliver(args.work, args.det_steps, args.det_batch, args.det_size, args.seed, args.ckpt_every, args.lr,
-                     args.det_minutes, args.sliver_whole)
+                     args.det_minutes, args.sliver_whole, device)
     if args.stage in ("det", "all"):
         train_det(args.work, args.det_steps, args.det_batch, args.det_size, args.seed, args.ckpt_every, args.lr,
-                  args.det_minutes, args.restart)
+                  args.det_minutes, args.restart, device, args.loader_threads)
 
 
 if __name__ == "__main__":

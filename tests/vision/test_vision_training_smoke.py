@@ -114,3 +114,73 @@ def test_detector_crops_are_labelled_from_the_scene():
     # a trick pile's faint peaks are cut too
     assert detector_frames(Detector(), None, labs, faint=0.08)[3] == [7, BACKGROUND, BACKGROUND, 7]
     np.testing.assert_allclose(cs, [[102, 104], [500, 400], [100, 100]])
+
+
+def test_detector_batches_made_ahead_train_the_same_however_many_threads_make_them(tmp_path):
+    """--loader-threads (a GPU run's batches made in threads): each step's batch comes from a generator of its
+    own, so one thread and two give the same weights; --device cuda on a machine without one is refused at once."""
+    torch = pytest.importorskip("torch", reason="training needs torch (the train extra)")
+    from models import train
+    from models.dataset import make_det
+    from models.synth import FACES_DIR, Deck
+
+    data = make_det(2, 7, Deck.load(FACES_DIR))
+    weights = []
+    for threads in (1, 2):
+        work = tmp_path / f"t{threads}"
+        work.mkdir()
+        np.savez(work / "det.npz", **data)
+        assert train.main(["--work", str(work), "--stage", "det", "--det-steps", "3", "--det-batch", "2",
+                           "--det-size", "128", "--threads", "1", "--loader-threads", str(threads),
+                           "--device", "cpu"]) == 0
+        weights.append(train.load_state(work / "det.pt"))
+    assert weights[0]["step"] == weights[1]["step"] == 3
+    for k, v in weights[0]["model"].items():
+        assert torch.equal(v, weights[1]["model"][k]), k
+        assert v.device.type == "cpu"
+    if not torch.cuda.is_available():
+        with pytest.raises(SystemExit, match="sees no CUDA device"):
+            train.main(["--work", str(tmp_path / "none"), "--stage", "det", "--device", "cuda"])
+        assert not (tmp_path / "none" / "det.npz").exists()      # refused before any set is made
+
+
+@pytest.mark.slow   # ~30 s: sets made by two processes, a few steps of each net
+def test_the_prepared_gpu_run_goes_end_to_end_on_the_cpu_at_tiny_sizes(tmp_path):
+    """models/device_train.sh is what a session lent a GPU runs at once (one lease, no time to debug there): here
+    at tiny sizes on the CPU, its checkpoints come back where $OUT says and export as a release that loads."""
+    torch = pytest.importorskip("torch", reason="training needs torch (the train extra)")
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from models import export
+    from vision import Recogniser
+
+    root = Path(__file__).resolve().parents[2]
+    out, work = tmp_path / "out", tmp_path / "work"
+    env = {**os.environ, "PYTHON": sys.executable, "DEVICE": "cpu", "JOBS": "2", "N_DET": "2", "N_PILE": "1",
+           "N_MIX": "1", "MIN_CLS": "0.02", "MIN_DET": "0.02", "CLS_BATCH": "16", "DET_BATCH": "2",
+           "OUT": str(out), "WORK": str(work)}
+    script = ["bash", str(root / "models" / "device_train.sh")]
+    run = subprocess.run(script, env=env, capture_output=True, text=True, timeout=600, check=False)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert {p.name for p in out.iterdir()} >= {"det.pt", "cls.pt", "run.log"}
+    assert "sets made" in (out / "run.log").read_text()
+    assert len(list(work.glob("det-*.npz"))) == 2 and len(list(work.glob("cls-*.npz"))) == 4
+    # what the session then does here: the checkpoints and the release's covered-card model, exported
+    back = tmp_path / "back"
+    back.mkdir()
+    for name in ("det.pt", "cls.pt"):
+        shutil.copy(out / name, back / name)
+    shutil.copy(root / "models" / "checkpoints" / "cover.pt", back / "cover.pt")
+    assert export.main(["--work", str(back), "--out", str(tmp_path / "release")]) == 0
+    rec = Recogniser.load(tmp_path / "release")
+    assert rec.covered(np.full((300, 400, 3), 90, np.uint8), [[200.0, 150.0]], [[0.0, -1.0]], [60.0]) is not None
+    # no GPU asked for where none is: stopped before any set is made
+    if not torch.cuda.is_available():
+        env.update(DEVICE="cuda", WORK=str(tmp_path / "w2"), OUT=str(tmp_path / "o2"))
+        again = subprocess.run(script, env=env, capture_output=True, text=True, timeout=120, check=False)
+        assert again.returncode != 0 and "sees no CUDA device" in again.stderr
+        assert not list((tmp_path / "w2").glob("*.npz"))
