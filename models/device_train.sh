@@ -49,7 +49,8 @@ for k in $(seq 0 $((JOBS - 1))); do
   pids+=($!)
 done
 for p in "${pids[@]}"; do wait "$p"; done
-log "sets made in $(( $(date +%s) - t0 )) s: $(ls "$W"/det-*.npz | wc -l) det, $(ls "$W"/cls-*.npz | wc -l) cls"
+dets=("$W"/det-*.npz); clss=("$W"/cls-*.npz)
+log "sets made in $(( $(date +%s) - t0 )) s: ${#dets[@]} det, ${#clss[@]} cls"
 
 threads=$(nproc)
 "$PY" -m models.train --stage cls --work "$W" --device "$DEVICE" --threads "$threads" --restart --lr 3e-4 \
