@@ -296,6 +296,7 @@ def train(work: Path, minutes: float, threads: int = 2, batch: int = 64, lr: flo
     import torch.nn.functional as F
 
     from models.nets import COVER_LAYERS, CoverNet
+    from models.train import load_state
 
     torch.set_num_threads(threads)
     torch.manual_seed(seed)
@@ -313,7 +314,7 @@ def train(work: Path, minutes: float, threads: int = 2, batch: int = 64, lr: flo
     order = rng.permutation(len(y))
     val, fit = order[: len(y) // 10], order[len(y) // 10:]
     ckpt = work / "cover.pt"
-    state = torch.load(ckpt, map_location="cpu", weights_only=False) if ckpt.exists() else None
+    state = load_state(ckpt) if ckpt.exists() else None
     if state and "opt" in state and not restart and bool(state.get("slots", False)) != slots:
         raise SystemExit(f"{ckpt}: a checkpoint of the other kind; --restart to fine-tune it on these crops")
     net = CoverNet(state.get("layers", COVER_LAYERS) if state else layers or COVER_LAYERS)

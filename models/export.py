@@ -23,7 +23,7 @@ import torch
 from models.dataset import DET_LONG
 from models.nets import COVER_LAYERS, N_PIPS, CoverNet, IndexClassifier, IndexDetector
 from models.synth import FACES_DIR
-from models.train import CHECKPOINTS
+from models.train import CHECKPOINTS, load_state
 from vision.geometry import BESIDE_H, BESIDE_W
 
 CARDS_DIR = Path(__file__).with_name("cards")
@@ -69,10 +69,10 @@ def main(argv: list[str] | None = None) -> int:
     if not sliver.exists() and ck["det.pt"] == CHECKPOINTS / "det.pt":
         sliver = CHECKPOINTS / "sliver.pt"
     det, cls = IndexDetector(sliver=sliver.exists()), IndexClassifier()
-    det_state = torch.load(ck["det.pt"], map_location="cpu", weights_only=False)
-    cls_state = torch.load(ck["cls.pt"], map_location="cpu", weights_only=False)
+    det_state = load_state(ck["det.pt"])
+    cls_state = load_state(ck["cls.pt"])
     det.load_state_dict(det_state["model"], strict=not sliver.exists()); cls.load_state_dict(cls_state["model"])
-    sliver_state = torch.load(sliver, map_location="cpu", weights_only=False) if sliver.exists() else None
+    sliver_state = load_state(sliver) if sliver.exists() else None
     if sliver_state:    # the branch alone, or the whole detector trained with it
         (det if sliver_state.get("whole") else det.sliver).load_state_dict(sliver_state["model"])
     det.eval(); cls.eval()
@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     own = ck["det.pt"] == CHECKPOINTS / "det.pt" and ck["cls.pt"] == CHECKPOINTS / "cls.pt"
     cover_ck = next((p for p in (args.work / "cover.pt", *((CHECKPOINTS / "cover.pt",) if own else ()))
                      if p.exists()), None)
-    cover_state = torch.load(cover_ck, map_location="cpu", weights_only=False) if cover_ck else None
+    cover_state = load_state(cover_ck) if cover_ck else None
     if cover_state:
         cover = CoverNet(cover_state.get("layers", COVER_LAYERS))
         cover.load_state_dict(cover_state["model"])

@@ -976,7 +976,7 @@ class _Decoder:
         # have answered, it no longer settles a hand alone: `_unconfirmed`)
         self.least = {side: len(piles[side].hidden(st)) for side in SIDES if side in piles}
         self.fans = {side for side in piles if piles[side].fanned(st)}
-        # the piles whose count is one covered card alone (`_lone_cover`)
+        # the piles whose count is one covered card alone (`_recounted`)
         self.lone = {side for side, n in self.least.items()
                      if n == 1 and len(piles[side]._covers(st, side in self.fans)) == 1}
         if self.answers and self.lone and check and st.lone_cover:
@@ -1507,9 +1507,10 @@ class _Decoder:
         if len(every) == 1 and self.answers and self.check:
             questions = self._unconfirmed(questions)
         elif len(every) == 1 and self.check and st.lone_cover and self.lone and self._lone_counts(world):
-            questions, outcomes = self._lone_cover(questions, outcomes, world)
+            lone_free = {side: 0 if side in self.lone else n for side, n in self.least.items()}
+            questions, outcomes = self._recounted(questions, outcomes, world, lone_free)
         elif len(every) == 1 and self.check and (fewer := self._one_cover_fewer(world)) is not None:
-            questions, outcomes = self._lone_cover(questions, outcomes, world, fewer)
+            questions, outcomes = self._recounted(questions, outcomes, world, fewer)
         # a copy told one more answer is asked only which scores it leaves open: its cards are not listed
         sides = self._sides(world, placements[0], set(alternatives) | set(elsewhere)) if self.check else {}
         return HandRead(self.game.id, sides, questions, self.rest, outcomes)
@@ -1527,7 +1528,7 @@ class _Decoder:
         return h.questions if len(h.outcomes) > 1 and h.questions else questions
 
     def _lone_counts(self, world: dict[int, str]) -> bool:
-        """Whether a lone cover is checked (`_lone_cover`): where no count is told; told, where a lone pile's reads
+        """Whether a lone cover is checked (`_recounted`): where no count is told; told, where a lone pile's reads
         alone make a count the whole tricks allow (`lone_told`), so that the cover takes lost cards to make the next."""
         allowed = self._allowed_sizes()
         if allowed is None:
@@ -1550,17 +1551,17 @@ class _Decoder:
                 return {**self.least, side: n - 1}
         return None
 
-    def _lone_cover(self, questions: list[Question], outcomes: frozenset, world: dict[int, str],
-                    least: dict[str, int] | None = None) -> tuple[list[Question], frozenset]:
-        """A hand settled where a pile counts one covered card and nothing else is read again without that count
-        (the covered-card model's one cover in a spread lacked nothing in a third of such piles): when that
-        leaves other scores, its questions are put (or the count of a pile, where the first of them matters only
-        together with another), and the scores still possible are those of both readings. Answered, the hand is
-        read without the lone cover (`__init__`), as its questions were chosen. least: the counts to read it with
-        instead (`_one_cover_fewer`)."""
+    def _recounted(self, questions: list[Question], outcomes: frozenset, world: dict[int, str],
+                   least: dict[str, int]) -> tuple[list[Question], frozenset]:
+        """A settled hand whose covered count may be one too many, read again with the counts `least`: a pile
+        counting one covered card and nothing else, without it (`lone_cover`: the covered-card model's one cover
+        in a spread lacked nothing in a third of such piles), or a told pile with one cover fewer
+        (`_one_cover_fewer`). When that leaves other scores, its questions are put (or the count of a pile, where
+        the first of them matters only together with another), and the scores still possible are those of both
+        readings. Answered, the hand is read without the lone cover (`__init__`), or without any count
+        (`_unconfirmed`), as its questions were chosen."""
         free = copy.copy(self)
-        free.least = least if least is not None else {side: 0 if side in self.lone else n
-                                                      for side, n in self.least.items()}
+        free.least = least
         free.lone = set()
         h = free.run()
         if h.outcomes == outcomes:
