@@ -1717,3 +1717,50 @@ def test_covers_that_push_the_count_past_one_the_tricks_allow_are_doubted_by_one
     assert not hand.settled and old.outcomes < hand.outcomes      # the scores of both readings stay possible
     right = _answered_truly(game, piles, sizes, truth, [], most=12)
     assert [right.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
+
+
+def test_a_likeliest_reading_the_tricks_do_not_allow_gives_way_to_one_read_mended():
+    """Hand 79 of the generator's seed 119000 (the contract said: the Declarer's pile holds 15 or 19 cards): 13
+    reads there, the T16 and the hidden Skus lost. The likeliest reading gave the Skus to a faint peak of the
+    Defenders' spread that lies on no card, leaving the Declarer 13 or 14 cards, which the tricks do not allow,
+    so the count was not used and two questions were put. The cheapest one read changed that makes an allowed
+    count (that peak no card: 15) is now the reading the others are weighed against: settled right."""
+    game, piles, sizes, truth = _fixture("count_mend")
+    old = _Decoder(game, piles, None, [], replace(PATIENT, count_mend=None), sizes=sizes).run()
+    assert [(q.kind, q.sighting) for q in old.questions] == [("which_card", 39), ("which_card", 40)]
+    decoder = _Decoder(game, piles, None, [], PATIENT, sizes=sizes)
+    hand = decoder.run()
+    assert decoder.mend is not None and decoder.reads[decoder.mend[0]].k == 40 and decoder.mend[1] == "none"
+    assert hand.settled
+    assert {s: sorted(hand.sides[s].ids()) for s in SIDES} == {s: sorted(truth[s]) for s in SIDES}
+    # Not told, nothing is mended: the same two questions.
+    free = _Decoder(game, piles, None, [], PATIENT).run()
+    assert [(q.kind, q.sighting) for q in free.questions] == [("which_card", 39), ("which_card", 40)]
+
+
+def test_no_mend_is_taken_beyond_its_limit():
+    """A mend costs at most `count_mend` more than the likeliest reading; at 0 none is, and the hand stays as
+    without it."""
+    game, piles, sizes, _ = _fixture("count_mend")
+    at0 = _Decoder(game, piles, None, [], replace(PATIENT, count_mend=0.0), sizes=sizes)
+    hand = at0.run()
+    assert at0.mend is None and not hand.settled
+
+
+def test_a_count_that_takes_more_lost_cards_than_the_covers_show_beside_a_covered_fan_is_doubted():
+    """Hand 33 of the independent renderer's seed 114000 (Solo without: the Declarer's pile is whole tricks of 4):
+    two false covers in the Declarer's spread and the count took all three lost cards there (40 cards), while the
+    Defenders' fan, whose covered-card model also fires but is not trusted, hid four: settled wrong. A pile given
+    more lost cards than its covers count beside such a fan is read again without its covers (`beyond_covers`):
+    the hand stays open, and answered truthfully it ends right."""
+    game, piles, sizes, truth = _fixture("beyond_covers")
+    old = _Decoder(game, piles, None, [], replace(PATIENT, beyond_covers=None), sizes=sizes).run()
+    assert old.settled and old.sides["declarer"].card_points != game.count(truth["declarer"])
+    hand = _Decoder(game, piles, None, [], PATIENT, sizes=sizes).run()
+    assert not hand.settled and old.outcomes < hand.outcomes
+    right = _answered_truly(game, piles, sizes, truth, [], most=12)
+    assert [right.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
+    # Beside a fan that shows no covers of its own, the count stands: the same hand with the fan's covers gone.
+    fan = piles["defenders"]
+    quiet = {**piles, "defenders": replace(fan, sightings=[replace(s, covered=0.0) for s in fan.sightings])}
+    assert _Decoder(game, quiet, None, [], PATIENT, sizes=sizes).run().settled
