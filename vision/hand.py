@@ -202,7 +202,8 @@ class HandSettings:
     count_mend: float | None = 3.0  # told how the tricks lie, a likeliest reading that leaves no count the tricks
     #                                 allow gives way to the cheapest reading of one read changed (a card to no
     #                                 card, or back) that does, at most e^3 (20) times less likely; the others are
-    #                                 weighed against it (`_mend`). None: the count is not used for such a hand
+    #                                 weighed against it (`_mend`, session 49). None: the count is not used for such
+    #                                 a hand
     count_fix: bool = True          # told how the tricks lie, another reading that leaves no count the tricks
     #                                 allow costs the cheapest change of one more read that mends it (dev hands
     #                                 with the Talon said: settled and right 31, 14 -> 32, 14 generated, 19, 7 ->
@@ -1381,7 +1382,9 @@ class _Decoder:
         cheapest change of one read (a card to no card, its card then lost; no card to a card) after which one
         does, within `count_mend` of the likeliest; None where none does. A read counted twice (a card's other
         index read as a lost card) is so mended rather than the count left unused. Not with "the rest is theirs",
-        where a card read as none would pass to the other side without a word."""
+        where a card read as none would pass to the other side without a word. The copies that weigh a question's
+        answers mend as the decoder told the answer will: a doubt whose answers the mend makes alike is not asked
+        (without the mend there, such a question was put and its answers then gave one score)."""
         best: tuple[float, tuple[int, str]] | None = None
         for i, r in enumerate(self.reads):
             here = world[i]
