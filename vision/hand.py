@@ -1603,8 +1603,8 @@ class _Decoder:
         """Told how the tricks lie, a pile given `beyond_covers` more lost cards than its covers count (the count of
         whole tricks taking the rest there too) beside a fan that counts none, though the covered-card model sees
         cards under the fan's reads too (its covers are not trusted: stacked edges): the counts without that
-        pile's covers, else None. Where the other pile shows no covers at all, the count stands (seven hands of
-        1,100 with the contract said were settled right so and none wrong)."""
+        pile's covers, else None. Where the fan shows no covers at all, the count stands (doubted there too, it
+        opened seven hands settled right of 1,240 with the contract said, and mended no wrong one)."""
         if self.st.beyond_covers is None or self._allowed_sizes() is None or not placements:
             return None
         for side, n in self.least.items():
