@@ -1222,13 +1222,14 @@ class _Decoder:
     def _solve(self, force: tuple[int, str] | None = None) -> tuple[dict[int, str], float]:
         """Likeliest assignment (read index -> card or "none"), optionally with one read forced to a card, or one
         card forced off every read ((_LOST, card))."""
-        key = force if self.mend is None else (force, self.mend)
+        key = self._solve_key(force)
         if key not in self._solved_with:
             self._solved_with[key] = self._solve_now(force)
         return self._solved_with[key]
 
-    def _solved_before(self, force: tuple[int, str]) -> bool:
-        return (force if self.mend is None else (force, self.mend)) in self._solved_with
+    def _solve_key(self, force: tuple[int, str] | None):
+        """`_solved_with`'s key of a solve: the force, and the count's mend it stands on (`_mend`)."""
+        return force if self.mend is None else (force, self.mend)
 
     def _solve_now(self, force: tuple[int, str] | None) -> tuple[dict[int, str], float]:
         world: dict[int, str] = {}
@@ -1461,7 +1462,7 @@ class _Decoder:
                     differs = frozenset({("not weighed", c)}) if self._class(c) != self._class(here) else base_set
                     alternatives.setdefault(i, []).append((c, differs))
                     continue
-                if not self._solved_before((i, c)):
+                if self._solve_key((i, c)) not in self._solved_with:
                     budget.take()       # a solve done already (shared with the copies told an answer) is free
                 other, t2 = self._solve((i, c))
                 if fits:    # a reading the tricks' count does not allow needs one more read changed
@@ -1552,13 +1553,8 @@ class _Decoder:
         outcomes = frozenset(every)
         if len(every) == 1 and self.answers and self.check:
             questions = self._unconfirmed(questions)
-        elif len(every) == 1 and self.check and st.lone_cover and self.lone and self._lone_counts(world):
-            lone_free = {side: 0 if side in self.lone else n for side, n in self.least.items()}
-            questions, outcomes = self._recounted(questions, outcomes, world, lone_free)
-        elif len(every) == 1 and self.check and (fewer := self._one_cover_fewer(world)) is not None:
-            questions, outcomes = self._recounted(questions, outcomes, world, fewer)
-        elif len(every) == 1 and self.check and (beyond := self._beyond_covers(placements)) is not None:
-            questions, outcomes = self._recounted(questions, outcomes, world, beyond)
+        elif len(every) == 1 and self.check and (least := self._doubted_counts(world, placements)) is not None:
+            questions, outcomes = self._recounted(questions, outcomes, world, least)
         # a copy told one more answer is asked only which scores it leaves open: its cards are not listed
         sides = self._sides(world, placements[0], set(alternatives) | set(elsewhere)) if self.check else {}
         return HandRead(self.game.id, sides, questions, self.rest, outcomes)
@@ -1583,6 +1579,15 @@ class _Decoder:
             return True
         return self.st.lone_told and any(self._as_declarer(side, self._seen(world, side)) in allowed
                                          for side in self.lone)
+
+    def _doubted_counts(self, world: dict[int, str], placements: list[dict[str, str]]) -> dict[str, int] | None:
+        """A settled hand's covered counts read again (`_recounted`), the first that applies: a lone cover dropped
+        (`lone_cover`), one cover fewer (`cover_doubt`), a pile's covers dropped beside a covered fan
+        (`beyond_covers`); None where none does."""
+        if self.st.lone_cover and self.lone and self._lone_counts(world):
+            return {side: 0 if side in self.lone else n for side, n in self.least.items()}
+        fewer = self._one_cover_fewer(world)
+        return fewer if fewer is not None else self._beyond_covers(placements)
 
     def _one_cover_fewer(self, world: dict[int, str]) -> dict[str, int] | None:
         """Told how the tricks lie, a pile whose reads and covered cards make a count the tricks do not allow, so
@@ -1619,8 +1624,8 @@ class _Decoder:
                    least: dict[str, int]) -> tuple[list[Question], frozenset]:
         """A settled hand whose covered count may be one too many, read again with the counts `least`: a pile
         counting one covered card and nothing else, without it (`lone_cover`: the covered-card model's one cover
-        in a spread lacked nothing in a third of such piles), or a told pile with one cover fewer
-        (`_one_cover_fewer`). When that leaves other scores, its questions are put (or the count of a pile, where
+        in a spread lacked nothing in a third of such piles), a told pile with one cover fewer
+        (`_one_cover_fewer`), or without its covers beside a covered fan (`_beyond_covers`). When that leaves other scores, its questions are put (or the count of a pile, where
         the first of them matters only together with another), and the scores still possible are those of both
         readings. Answered, the hand is read without the lone cover (`__init__`), or without any count
         (`_unconfirmed`), as its questions were chosen."""
@@ -1663,7 +1668,7 @@ class _Decoder:
                 continue
             if budget.spent():
                 break
-            if not self._solved_before((_LOST, c)):
+            if self._solve_key((_LOST, c)) not in self._solved_with:
                 budget.take()
             other, t2 = self._solve((_LOST, c))
             if t2 - total > self.st.plausible_none:
