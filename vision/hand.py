@@ -165,6 +165,10 @@ class HandSettings:
     #                                 (a fresh independent hand settled wrong by four covers under glare; report
     #                                 hands: settled and right 119, 136 -> 118, 135 generated, the same
     #                                 independent; that fresh set 38 -> 37 with two photos); None: always capped
+    over_both: bool = True          # ... and the other pile's count with it where it too counts more than are lost
+    #                                 (session 50: a fresh independent hand, seed 115000 hand 36, four covers in
+    #                                 the Declarer's spread dropped, two in the Defenders' for one lost card took
+    #                                 it there: settled wrong)
     fan_spare: bool = True          # ... but where the other pile is a fan that counts no card, one of the lost
     #                                 cards may lie there (a fan hides a card without a gap: such fans lacked a
     #                                 card in 2 of 33 piles of ten caches, a spread 2 of 79, and one settled a fresh
@@ -1310,8 +1314,11 @@ class _Decoder:
                 # still want too many; a pile counting far more is dropped (`cover_over`).
                 over = self.st.cover_over
                 lost = len(out[0])
-                capped = {side: min(n, lost - self._spare(side, n, lost)) if over is None or n <= over * lost + 1
-                          else 0 for side, n in need.items()}
+                noise = {side for side, n in need.items() if over is not None and n > over * lost + 1}
+                if noise and self.st.over_both:   # the other pile counting more than are lost is no surer
+                    noise |= {side for side, n in need.items() if n > lost}
+                capped = {side: 0 if side in noise else min(n, lost - self._spare(side, n, lost))
+                          for side, n in need.items()}
                 need = capped if sum(capped.values()) <= lost else need
             out = [p for p in out if all(sum(1 for s in p.values() if s == side) >= n
                                          for side, n in need.items())] or out

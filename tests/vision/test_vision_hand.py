@@ -1764,3 +1764,26 @@ def test_a_count_that_takes_more_lost_cards_than_the_covers_show_beside_a_covere
     fan = piles["defenders"]
     quiet = {**piles, "defenders": replace(fan, sightings=[replace(s, covered=0.0) for s in fan.sightings])}
     assert _Decoder(game, quiet, None, [], PATIENT, sizes=sizes).run().settled
+
+
+def test_a_dropped_count_does_not_leave_the_other_pile_s_over_count_to_decide():
+    """Hand 36 of the independent renderer's seed 115000 (two photos, nothing said): one lost card, the Declarer's
+    C7; four covers in the Declarer's spread (dropped as the model firing at something else, `cover_over`) and two
+    in the Defenders' (capped at one) took it to the Defenders: settled wrong. The Defenders' count, as much over,
+    is dropped with it (`over_both`): the C7's pile is asked, and the truthful answer ends right."""
+    game, piles, _, truth = _fixture("over_both", told=False)
+    st_ = HandSettings()
+    assert [len(piles[s].covers(st_)) for s in SIDES] == [4, 2]
+    assert sum(len(truth[s]) - len(piles[s].sightings) for s in SIDES) == 1
+    old = _Decoder(game, piles, None, [], replace(PATIENT, over_both=False)).run()
+    assert old.settled and old.sides["defenders"].card_points != game.count(truth["defenders"])
+    hand = _Decoder(game, piles, None, [], PATIENT).run()
+    assert [(q.kind, q.card) for q in hand.questions] == [("which_pile", "C7")]
+    right = _answered_truly(game, piles, None, truth, [])
+    assert [right.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
+    # the rule reaches only a count beside one dropped as noise: with the Declarer's covers gone, the Defenders' two
+    # still take the lost card (`count_cap`, as before)
+    fewer = {**piles, "declarer": replace(piles["declarer"], sightings=[
+        replace(s, covered=0.0) for s in piles["declarer"].sightings])}
+    kept = _Decoder(game, fewer, None, [], PATIENT).run()
+    assert kept.settled and "C7" in kept.sides["defenders"].ids()
