@@ -947,6 +947,18 @@ class _Read:
     misread: bool = False      # sure of a card another read is sure of elsewhere (`_misread`)
 
 
+class _Facts(tuple):
+    """What a placement scores: ((Card Points per side), bonus cards' sides). A tuple that keeps its hash: the
+    same facts go into many sets, and Card Points (Fractions) hash slowly."""
+
+    def __hash__(self) -> int:
+        try:
+            return self._hash
+        except AttributeError:
+            self._hash = h = tuple.__hash__(self)
+            return h
+
+
 class _Budget:
     """How many more other readings may be weighed against the whole hand. Counted, so a hand gets the same
     questions on a fast or a slow machine, busy or not; the time cap is only a safety net."""
@@ -1000,6 +1012,7 @@ class _Decoder:
                 # a hand the lone cover settled asks what its reading without it asks: answered, it is read so
                 self.least.update(dict.fromkeys(self.lone, 0))
         self._fact_cache: dict = {}
+        self._interned: dict = {}       # facts -> the one object for them (sets compare it by identity first)
         self._placed_facts: dict = {}   # (the world's piles, a placement of the lost cards) -> facts
         self._group_cache: dict = {}    # a group's solves, shared with the copies told one more answer
         self._first_solve: dict = {}    # (reads, cards) -> the group's first matrix and solve, shared so too
@@ -1271,7 +1284,8 @@ class _Decoder:
     def _facts(self, piles: Mapping[str, list[str]]):
         key = tuple(frozenset(piles[s]) for s in SIDES)
         if key not in self._fact_cache:
-            self._fact_cache[key] = self._count(piles)
+            facts = _Facts(self._count(piles))
+            self._fact_cache[key] = self._interned.setdefault(facts, facts)
         return self._fact_cache[key]
 
     def _count(self, piles: Mapping[str, list[str]]):
@@ -1937,7 +1951,10 @@ class _Decoder:
         for p in placements:
             k = (key, frozenset(p.items()))
             if k not in self._placed_facts:
-                self._placed_facts[k] = self._facts(self._piles_of(world, p))
+                piles = {s: list(seen[s]) for s in SIDES}
+                for c, s in p.items():
+                    piles[s].append(c)
+                self._placed_facts[k] = self._facts(piles)
             out.append(self._placed_facts[k])
         return out
 
