@@ -310,12 +310,12 @@ class PileRead:
         return cls(tuple(data["size"]), sightings, gaps, [tuple(t) for t in data.get("tight", [])],
                    float(data.get("ms", 0.0)), [tuple(map(float, t)) for t in data.get("slivers", [])])
 
-    def covers(self, st: HandSettings) -> list[tuple[float, float, float]]:
+    def covers(self, st: HandSettings, fanned: bool | None = None) -> list[tuple[float, float, float]]:
         """Each read at least `cover_card` sure a covered card lies beside it (its centre and that chance); none
-        in a fan (`fanned`), whose stacked edges the covered-card model takes for covered cards."""
-        return self._covers(st, self.fanned(st))
-
-    def _covers(self, st: HandSettings, fanned: bool) -> list[tuple[float, float, float]]:
+        in a fan (`fanned`, worked out unless given), whose stacked edges the covered-card model takes for covered
+        cards. fanned=False: what the model says whether or not the pile is a fan."""
+        if fanned is None:
+            fanned = self.fanned(st)
         if st.cover_card is None or (fanned and not st.fan_covers):
             return []
         return [(*s.centre, s.covered) for s in self.sightings if s.covered >= st.cover_card]
@@ -335,7 +335,7 @@ class PileRead:
         over that is `sliver_card` strong and `sliver_apart` index heights from a stronger one is a card. So is
         each read at least `cover_card` sure a covered card lies beside it (`covers`)."""
         fanned = self.fanned(st)
-        beside = self._covers(st, fanned)
+        beside = self.covers(st, fanned)
         if st.fan_gap and not st.fan_covers and fanned:
             # an open gap, or one a second look read as likelier no card than any card
             spots = [(*g.centre, g.chance) for g in self.gaps] + [
@@ -1005,7 +1005,7 @@ class _Decoder:
         self.fans = {side for side in piles if piles[side].fanned(st)}
         # the piles whose count is one covered card alone (`_recounted`)
         self.lone = {side for side, n in self.least.items()
-                     if n == 1 and len(piles[side]._covers(st, side in self.fans)) == 1}
+                     if n == 1 and len(piles[side].covers(st, side in self.fans)) == 1}
         if self.answers and self.lone and check and st.lone_cover:
             probe = _Decoder(game, piles, rest, (), st, False, sizes=sizes)
             if probe._lone_counts(probe._solve()[0]) and len(probe.run().outcomes) == 1:
@@ -1637,7 +1637,7 @@ class _Decoder:
             got = sum(1 for s in placements[0].values() if s == side)
             other = _other(side)
             if 1 <= n <= got - self.st.beyond_covers and other in self.fans and not self.least.get(other, 0) \
-                    and self.piles[other]._covers(self.st, False):
+                    and self.piles[other].covers(self.st, fanned=False):
                 return {**self.least, side: 0}
         return None
 
