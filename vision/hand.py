@@ -958,6 +958,9 @@ class _Facts(tuple):
             self._hash = h = tuple.__hash__(self)
             return h
 
+    def __reduce__(self):   # the kept hash stays behind: another process hashes its strings otherwise
+        return _Facts, (tuple(self),)
+
 
 class _Budget:
     """How many more other readings may be weighed against the whole hand. Counted, so a hand gets the same

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import pickle
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -1787,3 +1788,16 @@ def test_a_dropped_count_does_not_leave_the_other_pile_s_over_count_to_decide():
         replace(s, covered=0.0) for s in piles["declarer"].sightings])}
     kept = _Decoder(game, fewer, None, [], PATIENT).run()
     assert kept.settled and "C7" in kept.sides["defenders"].ids()
+
+
+def test_a_hand_s_scores_still_possible_cross_to_another_process():
+    """The decoder keeps each score's hash (`_Facts`); it stays behind when pickled, since another process hashes
+    card ids otherwise: the scores still possible unpickled there are the same set."""
+    game, piles, _, _ = _fixture("over_both", told=False)
+    outcomes = _Decoder(game, piles, None, [], PATIENT).run().outcomes
+    assert len(outcomes) == 2
+    code = ("import pickle, sys; o = pickle.load(sys.stdin.buffer); "
+            "print(len(o), all(tuple(x) in o for x in o), len({tuple(x) for x in o} | set(o)))")
+    out = subprocess.run([sys.executable, "-c", code], input=pickle.dumps(outcomes), capture_output=True,
+                         cwd=ROOT, env={"PYTHONHASHSEED": "12345", "PYTHONPATH": str(ROOT)}, check=True)
+    assert out.stdout.split() == [b"2", b"True", b"2"]
