@@ -70,6 +70,27 @@ def load_state(path: Path) -> dict:
     return torch.load(path, map_location="cpu", weights_only=False)
 
 
+def _resumed(net: torch.nn.Module, ck: Path, lr: float, restart: bool, device: torch.device, what: str,
+             unit: str) -> tuple[torch.optim.Optimizer, int, float]:
+    """The weights of checkpoint `ck` (when there) in `net`, moved to `device`, and an AdamW for it: its state and
+    how far the schedule got (its `unit`, "step" or "epoch", and the minutes spent) resumed, or, `restart`, a new
+    schedule from those weights. -> (optimiser, first unit, minutes spent)."""
+    state = load_state(ck) if ck.exists() else None
+    if state:
+        net.load_state_dict(state["model"])
+    net.to(device)
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    start, spent = 0, 0.0
+    if state:
+        if restart:
+            print(f"{what}: new schedule from the weights of {unit} {state[unit]}")
+        else:
+            opt.load_state_dict(state["opt"])
+            start, spent = state[unit], state.get("minutes", 0.0)
+            print(f"resumed {what} at {unit} {start}")
+    return opt, start, spent
+
+
 def _batches(make, steps: range, seed: int, threads: int):
     """det_batch-like batches for each step, `make(rng)`; with threads, made ahead in that many threads, each
     step's from a generator of its own (seed, step), so the run is the same however many threads make them."""
@@ -209,19 +230,8 @@ def train_det(work: Path, steps: int, bs: int, size: int, seed: int, ckpt_every:
     torch.manual_seed(seed)
     device = torch.device(device)
     net = IndexDetector()
-    start, ck, spent = 0, work / "det.pt", 0.0
-    state = load_state(ck) if ck.exists() else None
-    if state:
-        net.load_state_dict(state["model"])
-    net.to(device)
-    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
-    if state:
-        if restart:
-            print(f"detector: new schedule from the weights of step {state['step']}")
-        else:
-            opt.load_state_dict(state["opt"]); start = state["step"]
-            spent = state.get("minutes", 0.0)
-            print(f"resumed detector at step {start}")
+    ck = work / "det.pt"
+    opt, start, spent = _resumed(net, ck, lr, restart, device, "detector", "step")
     rng = np.random.default_rng(seed + start)
     ahead = _batches(lambda r: det_batch(data, r, bs, size), range(start, steps), seed, loader_threads)
     t0, avg = time.time(), None
@@ -367,18 +377,7 @@ def train_cls(work: Path, epochs: int, bs: int, seed: int, lr: float, minutes: f
     device = torch.device(device)
     net = IndexClassifier()
     ck = work / "cls.pt"
-    start = 0
-    state = load_state(ck) if ck.exists() else None
-    if state:
-        net.load_state_dict(state["model"])
-    net.to(device)
-    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
-    if state:
-        if restart:
-            print(f"classifier: new schedule from the weights of epoch {state['epoch']}")
-        else:
-            opt.load_state_dict(state["opt"]); start = state["epoch"]
-            print(f"resumed classifier at epoch {start}")
+    opt, start, _ = _resumed(net, ck, lr, restart, device, "classifier", "epoch")
     steps_per = math.ceil(len(tr) / bs)
     total = epochs * steps_per
     t0 = time.time()
