@@ -44,6 +44,11 @@ class HandSettings:
     #                                 which (a partly covered Tarock spread over the Taroks; session 31, independent
     #                                 sets: settled and right +1 to +2 a set, none wrong; 0.1 gains one more, but a
     #                                 generated hand's read that was no card gave it 0.042, `test_a_read_unsure_...`)
+    twice_none: bool = True         # ... and so is a read whose likeliest card another read beside it is surer of
+    #                                 (`seen_twice`: that card's index seen again), however sure it is of it
+    #                                 (session 50: a fresh independent hand, seed 116000 hand 2, whose read of
+    #                                 the VIII seen again took the lost XII at e^3.03 against no card, ended
+    #                                 settled wrong after one truthful tap)
     plausible_no_cards: float = 6.0  # ... and every read of a pile most likely no card, yet taking one, none at
     #                                 once (`_no_cards`) up to e^6 (400): a settled hand must be right, and such
     #                                 reads can take lost 0-pip cards of the other pile whose move changes the
@@ -944,6 +949,7 @@ class _Read:
     s: Sighting
     cost: dict[str, float]     # card id or "none" -> -log probability
     twice: float = 0.0         # how likely it reads a card another read beside it (or turned) is sure of
+    again: bool = False        # its likeliest card is one such a read is surer of: that card's index seen again
     misread: bool = False      # sure of a card another read is sure of elsewhere (`_misread`)
 
 
@@ -1059,6 +1065,9 @@ class _Decoder:
                         and any(k != r.k and self._again(r, k) for k in sure.get((r.side, c), ())))
             probs[NOT_A_CARD] = max(probs.get(NOT_A_CARD, 0.0), st.seen_twice * twice)
             r.twice = twice
+            c = max(((c, p) for c, p in probs.items() if c != NOT_A_CARD), key=lambda t: t[1], default=(None, 0))[0]
+            r.again = any(k != r.k and self._again(r, k) and pile[k].p(c) > r.s.p(c)
+                          for k in sure.get((r.side, c), ()) for pile in (self.piles[r.side].sightings,))
             cardness = 1 - probs.get(NOT_A_CARD, 0.0)
             top = max(p for c, p in probs.items() if c != NOT_A_CARD) if len(probs) > 1 else 0.0
             # What the classifier is not sure of may belong to any card that no read claims: more so to one
@@ -1476,7 +1485,7 @@ class _Decoder:
         for i, r in enumerate(self.reads):
             here = world[i]
             mine = r.cost.get(here, _INF)
-            unsure = _best_card(r.s) < 0.5 and r.s.p(NOT_A_CARD) >= st.none_doubt
+            unsure = (_best_card(r.s) < 0.5 and r.s.p(NOT_A_CARD) >= st.none_doubt) or (st.twice_none and r.again)
             for c, v in sorted(r.cost.items(), key=lambda t: t[1]):
                 limit = st.plausible_none if unsure and NOT_A_CARD in (c, here) else st.plausible
                 if c == here or v - mine > limit:

@@ -1117,18 +1117,22 @@ def test_a_lost_card_taken_by_a_read_unsure_of_it_may_lie_in_the_other_pile(monk
     SJ read 33 beside it is sure of, seen again (SJ 0.55, none 0.10, CJ 0.025), and took the lost CJ, which lies
     hidden in the Declarer's pile. Its likeliest card was sure enough that it was not weighed in the other pile,
     though another read holds that card: settled wrong. A read most likely its neighbour's card seen again, unsure
-    of the card it took, now has that card weighed in the other pile too."""
+    of the card it took, now has that card weighed in the other pile too; since session 50 such a read is weighed
+    as no card as far as an unsure read (`twice_none`), so whether it is a card at all is asked instead (answered
+    "no card", the CJ is lost and its pile asked)."""
     import vision.hand as hand_module
 
     game, piles, sizes, truth = _fixture("seen_again", told)
     hand = _Decoder(game, piles, None, [], HandSettings(), sizes=sizes).run()
-    assert ("which_pile", "CJ") in [(q.kind, q.card) for q in hand.questions]
+    assert [(q.kind, q.sighting, q.choices) for q in hand.questions] == [("which_card", 40, ("CJ", "none"))]
+    before = _Decoder(game, piles, None, [], HandSettings(twice_none=False), sizes=sizes).run()
+    assert ("which_pile", "CJ") in [(q.kind, q.card) for q in before.questions]
     right = _answered_truly(game, piles, sizes, truth, [], most=12, settings=HandSettings())
     assert [right.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
     assert "CJ" in right.sides["declarer"].ids()
-    # not weighed in the other pile, the hand is settled with the Jack on the wrong side
+    # neither weighed in the other pile nor as no card, the hand is settled with the Jack on the wrong side
     monkeypatch.setattr(hand_module._Decoder, "_elsewhere", lambda *a: {})
-    old = _Decoder(game, piles, None, [], HandSettings(), sizes=sizes).run()
+    old = _Decoder(game, piles, None, [], HandSettings(twice_none=False), sizes=sizes).run()
     assert old.settled and "CJ" in old.sides["defenders"].ids()
     assert [old.sides[s].card_points for s in SIDES] != [game.count(truth[s]) for s in SIDES]
 
@@ -1284,7 +1288,8 @@ def test_a_read_a_tight_step_from_a_sure_read_of_its_likeliest_card_is_the_card_
     index is half covered and its read says the XX (0.72) before the XXI (0.15), the XX being read surely one step
     along. A read that far from another is another card's index, not that one seen again (three caches: 0 of 104
     such reads 0.3-0.8 index heights along the run; `twice_near` 0.3): the Mond, settled. Taken within 0.8 as
-    the XX seen again, the Mond might be lost and lie in the other pile: asked."""
+    the XX seen again, the Mond might be lost and lie in the other pile: asked (since session 50 as whether the
+    read is a card at all, `twice_none`)."""
     game = scoring.find_game("slovenian")
     dec, dfn = split(game, 26, seed=7)
     dec = [c for c in dec if c not in ("T20", "T21")] + ["T20", "T21"]
@@ -1295,6 +1300,8 @@ def test_a_read_a_tight_step_from_a_sure_read_of_its_likeliest_card_is_the_card_
     assert hand.questions == [] and "T21" in ids(hand, "declarer")
     assert [hand.sides[s].card_points for s in SIDES] == [game.count(dec), game.count(dfn)]
     old = _Decoder(game, piles, None, (), HandSettings(twice_near=0.8)).run()
+    assert [(q.kind, q.sighting, q.choices) for q in old.questions] == [("which_card", len(dec) - 1, ("T21", "none"))]
+    old = _Decoder(game, piles, None, (), HandSettings(twice_near=0.8, twice_none=False)).run()
     assert ("which_pile", "T21") in [(q.kind, q.card) for q in old.questions]
 
 
@@ -1801,3 +1808,19 @@ def test_a_hand_s_scores_still_possible_cross_to_another_process():
     out = subprocess.run([sys.executable, "-c", code], input=pickle.dumps(outcomes), capture_output=True,
                          cwd=ROOT, env={"PYTHONHASHSEED": "12345", "PYTHONPATH": str(ROOT)}, check=True)
     assert out.stdout.split() == [b"2", b"True", b"2"]
+
+
+def test_a_read_of_a_card_seen_again_is_weighed_as_no_card_as_far_as_an_unsure_one():
+    """Hand 2 of the independent renderer's seed 116000: the Declarer's fan holds a second read of the VIII's index
+    (0.53 the VIII, which another read is sure of). Told where the King of Hearts lies, the hand took that read for
+    the lost XII, no card there costing e^3.03 more (past `plausible`, e^3): settled wrong after one truthful tap.
+    A read whose likeliest card another read beside it is surer of is weighed as no card up to `plausible_none`, as
+    a read unsure of every card is (`twice_none`): its doubt is put, and the truthful answers end right."""
+    game, piles, _, truth = _fixture("twice_none", told=False)
+    said = [Answer("which_pile", "defenders", "HK")]
+    old = _Decoder(game, piles, None, said, replace(PATIENT, twice_none=False)).run()
+    assert old.settled and old.sides["declarer"].card_points != game.count(truth["declarer"])
+    hand = _Decoder(game, piles, None, said, PATIENT).run()
+    assert [(q.kind, q.sighting, q.choices) for q in hand.questions] == [("which_card", 34, ("T12", "none"))]
+    right = _answered_truly(game, piles, None, truth, [])
+    assert [right.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
