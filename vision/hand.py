@@ -949,7 +949,7 @@ class _Read:
     s: Sighting
     cost: dict[str, float]     # card id or "none" -> -log probability
     twice: float = 0.0         # how likely it reads a card another read beside it (or turned) is sure of
-    again: bool = False        # its likeliest card is one such a read is surer of: that card's index seen again
+    seen_again: bool = False   # its likeliest card is one such a read is surer of: that card's index seen again
     misread: bool = False      # sure of a card another read is sure of elsewhere (`_misread`)
 
 
@@ -1065,9 +1065,10 @@ class _Decoder:
                         and any(k != r.k and self._again(r, k) for k in sure.get((r.side, c), ())))
             probs[NOT_A_CARD] = max(probs.get(NOT_A_CARD, 0.0), st.seen_twice * twice)
             r.twice = twice
-            c = max(((c, p) for c, p in probs.items() if c != NOT_A_CARD), key=lambda t: t[1], default=(None, 0))[0]
-            r.again = any(k != r.k and self._again(r, k) and pile[k].p(c) > r.s.p(c)
-                          for k in sure.get((r.side, c), ()) for pile in (self.piles[r.side].sightings,))
+            best = max((c for c in probs if c != NOT_A_CARD), key=probs.__getitem__, default=None)
+            pile = self.piles[r.side].sightings
+            r.seen_again = any(k != r.k and self._again(r, k) and pile[k].p(best) > r.s.p(best)
+                               for k in sure.get((r.side, best), ()))
             cardness = 1 - probs.get(NOT_A_CARD, 0.0)
             top = max(p for c, p in probs.items() if c != NOT_A_CARD) if len(probs) > 1 else 0.0
             # What the classifier is not sure of may belong to any card that no read claims: more so to one
@@ -1485,7 +1486,7 @@ class _Decoder:
         for i, r in enumerate(self.reads):
             here = world[i]
             mine = r.cost.get(here, _INF)
-            unsure = (_best_card(r.s) < 0.5 and r.s.p(NOT_A_CARD) >= st.none_doubt) or (st.twice_none and r.again)
+            unsure = (_best_card(r.s) < 0.5 and r.s.p(NOT_A_CARD) >= st.none_doubt) or (st.twice_none and r.seen_again)
             for c, v in sorted(r.cost.items(), key=lambda t: t[1]):
                 limit = st.plausible_none if unsure and NOT_A_CARD in (c, here) else st.plausible
                 if c == here or v - mine > limit:
