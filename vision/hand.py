@@ -1285,13 +1285,12 @@ class _Decoder:
 
     # -- facts
 
-    def _piles_of(self, world: dict[int, str], unplaced_sides: Mapping[str, str]) -> dict[str, list[str]]:
+    def _piles_of(self, world: dict[int, str]) -> dict[str, list[str]]:
+        """The cards the world's reads put in each pile."""
         piles = {s: [] for s in SIDES}
         for i, c in world.items():
             if c != NOT_A_CARD:
                 piles[self.reads[i].side].append(c)
-        for c, s in unplaced_sides.items():
-            piles[s].append(c)
         return piles
 
     def _facts(self, piles: Mapping[str, list[str]]):
@@ -1659,9 +1658,9 @@ class _Decoder:
         """A settled hand whose covered count may be one too many, read again with the counts `least`: a pile
         counting one covered card and nothing else, without it (`lone_cover`: the covered-card model's one cover
         in a spread lacked nothing in a third of such piles), a told pile with one cover fewer
-        (`_one_cover_fewer`), or without its covers beside a covered fan (`_beyond_covers`). When that leaves other scores, its questions are put (or the count of a pile, where
-        the first of them matters only together with another), and the scores still possible are those of both
-        readings. Answered, the hand is read without the lone cover (`__init__`), or without any count
+        (`_one_cover_fewer`), or without its covers beside a covered fan (`_beyond_covers`). When that leaves
+        other scores, its questions are put (or the count of a pile, where the first of them matters only together
+        with another), and the scores still possible are those of both readings. Answered, the hand is read without the lone cover (`__init__`), or without any count
         (`_unconfirmed`), as its questions were chosen."""
         free = copy.copy(self)
         free.least = least
@@ -1958,16 +1957,13 @@ class _Decoder:
     def _placed_facts_of(self, world: dict[int, str], placements: list[dict[str, str]]) -> list:
         """The facts of each placement of the lost cards with this world: the world's piles are keyed once,
         each placement by its few cards."""
-        seen = self._piles_of(world, {})
+        seen = self._piles_of(world)
         key = tuple(frozenset(seen[s]) for s in SIDES)
         out = []
         for p in placements:
             k = (key, frozenset(p.items()))
             if k not in self._placed_facts:
-                piles = {s: list(seen[s]) for s in SIDES}
-                for c, s in p.items():
-                    piles[s].append(c)
-                self._placed_facts[k] = self._facts(piles)
+                self._placed_facts[k] = self._facts({s: seen[s] + [c for c, t in p.items() if t == s] for s in SIDES})
             out.append(self._placed_facts[k])
         return out
 
