@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 import scoring
+from vision.decoder import _Decoder
 from vision.geometry import BESIDE_ALONG, BESIDE_H, BESIDE_PX, BESIDE_W, crop_beside
-from vision.hand import HandReader, HandSettings, PileRead, Sighting, _Decoder
+from vision.hand import HandReader, HandSettings, PileRead, Sighting
 
 SLOVENIAN = scoring.find_game("slovenian")
 ST = HandSettings()

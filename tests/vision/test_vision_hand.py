@@ -1,5 +1,5 @@
-"""The hand reader's decoder (vision.hand) on made-up pile reads: one deck, two piles, questions only where the
-answers change the score. No model needed; the photo-to-pile path runs in the slow CLI test."""
+"""The hand reader's decoder (vision.decoder, through vision.hand) on made-up pile reads: one deck, two piles,
+questions only where the answers change the score. No model needed; the photo-to-pile path runs in the slow CLI test."""
 from __future__ import annotations
 
 import itertools
@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import scoring
+from vision.decoder import _assign, _Decoder, _forced
 from vision.hand import (
     SIDES,
     Answer,
@@ -26,9 +27,6 @@ from vision.hand import (
     HandSettings,
     PileRead,
     Sighting,
-    _assign,
-    _Decoder,
-    _forced,
     _gaps,
     _merge_same_card,
 )
@@ -1040,7 +1038,7 @@ def test_a_slow_or_busy_machine_asks_the_same_questions(monkeypatch, name, tick)
     """The other readings weighed and the questions checked are counted, not timed (the time is only a safety
     net), so a Raspberry Pi, or this machine under load, puts the same questions as a fast idle one. Budgets in
     seconds (the old 1.0 and 0.6 s) gave other questions on the same hand once the clock ran slow."""
-    import vision.hand as hand_module
+    import vision.decoder as decoder_module
 
     game, piles, sizes, _ = _fixture(name)
     timed = HandSettings(budget_solves=10 ** 9, check_solves=10 ** 9, budget_s=1.0, check_s=0.6, free_family=1.0)
@@ -1049,10 +1047,10 @@ def test_a_slow_or_busy_machine_asks_the_same_questions(monkeypatch, name, tick)
         return [(q.kind, q.card, q.sighting) for q in _Decoder(game, piles, None, [], st, sizes=sizes).run().questions]
 
     fast, fast_timed = questions(HandSettings()), questions(timed)
-    # only the hand reader's clock runs slow (pytest's own stays as it is)
-    monkeypatch.setattr(hand_module, "time", SimpleNamespace(perf_counter=_SlowClock(tick)))
+    # only the decoder's clock runs slow (pytest's own stays as it is)
+    monkeypatch.setattr(decoder_module, "time", SimpleNamespace(perf_counter=_SlowClock(tick)))
     assert questions(HandSettings()) == fast
-    monkeypatch.setattr(hand_module, "time", SimpleNamespace(perf_counter=_SlowClock(tick)))
+    monkeypatch.setattr(decoder_module, "time", SimpleNamespace(perf_counter=_SlowClock(tick)))
     assert questions(timed) != fast_timed
 
 
@@ -1089,7 +1087,7 @@ def test_a_card_an_unsure_read_takes_may_lie_hidden_in_the_other_pile(monkeypatc
     about (its pile, or with the count told, read 36's card). Since session 23 the T10, which the Declarer's read 5
     took while it reads the T18 its neighbour is sure of (0.56), is weighed in the other pile as well: its pile is
     asked too."""
-    import vision.hand as hand_module
+    import vision.decoder as decoder_module
 
     game, piles, sizes, truth = _fixture("elsewhere", told)
     hand = _Decoder(game, piles, None, [], HandSettings(), sizes=sizes).run()
@@ -1106,7 +1104,7 @@ def test_a_card_an_unsure_read_takes_may_lie_hidden_in_the_other_pile(monkeypatc
     assert "T4" in kept.sides["declarer"].ids()
     assert [(q.kind, q.card) for q in kept.questions] == [("which_pile", "T10")]
     # without the check the hand is settled, wrong
-    monkeypatch.setattr(hand_module._Decoder, "_elsewhere", lambda *a: {})
+    monkeypatch.setattr(decoder_module._Decoder, "_elsewhere", lambda *a: {})
     old = _Decoder(game, piles, None, [], HandSettings(), sizes=sizes).run()
     assert old.settled and [old.sides[s].card_points for s in SIDES] != [game.count(truth[s]) for s in SIDES]
 
@@ -1120,7 +1118,7 @@ def test_a_lost_card_taken_by_a_read_unsure_of_it_may_lie_in_the_other_pile(monk
     of the card it took, now has that card weighed in the other pile too; since session 50 such a read is weighed
     as no card as far as an unsure read (`twice_none`), so whether it is a card at all is asked instead (answered
     "no card", the CJ is lost and its pile asked)."""
-    import vision.hand as hand_module
+    import vision.decoder as decoder_module
 
     game, piles, sizes, truth = _fixture("seen_again", told)
     hand = _Decoder(game, piles, None, [], HandSettings(), sizes=sizes).run()
@@ -1131,7 +1129,7 @@ def test_a_lost_card_taken_by_a_read_unsure_of_it_may_lie_in_the_other_pile(monk
     assert [right.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
     assert "CJ" in right.sides["declarer"].ids()
     # neither weighed in the other pile nor as no card, the hand is settled with the Jack on the wrong side
-    monkeypatch.setattr(hand_module._Decoder, "_elsewhere", lambda *a: {})
+    monkeypatch.setattr(decoder_module._Decoder, "_elsewhere", lambda *a: {})
     old = _Decoder(game, piles, None, [], HandSettings(twice_none=False), sizes=sizes).run()
     assert old.settled and "CJ" in old.sides["defenders"].ids()
     assert [old.sides[s].card_points for s in SIDES] != [game.count(truth[s]) for s in SIDES]
@@ -1164,19 +1162,19 @@ def test_reads_whose_likeliest_reading_is_no_card_are_weighed_as_none_together()
     whose likeliest reading is no card (0.35, 0.47) took the D1 and the IX, and with the lost D2 and S10 the
     count of whole tricks fit; all four lie in the Declarer's pile. Each read alone as none breaks the count, so
     no single doubt showed it: settled wrong. Now those reads are also weighed as no card together."""
-    import vision.hand as hand_module
+    import vision.decoder as decoder_module
 
     game, piles, sizes, truth = _fixture("no_cards")
     hand = _Decoder(game, piles, None, [], HandSettings(), sizes=sizes).run()
     assert hand.questions and len(hand.outcomes) > 1
     right = _answered_truly(game, piles, sizes, truth, [], most=12, settings=HandSettings())
     assert [right.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
-    original = hand_module._Decoder._no_cards
+    original = decoder_module._Decoder._no_cards
     try:
-        hand_module._Decoder._no_cards = lambda *a: frozenset()
+        decoder_module._Decoder._no_cards = lambda *a: frozenset()
         old = _Decoder(game, piles, None, [], HandSettings(free_family=1.0), sizes=sizes).run()
     finally:
-        hand_module._Decoder._no_cards = original
+        decoder_module._Decoder._no_cards = original
     assert old.settled and [old.sides[s].card_points for s in SIDES] != [game.count(truth[s]) for s in SIDES]
 
 

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 import scoring
+from vision.decoder import _Decoder
 from vision.geometry import other_index
-from vision.hand import Answer, HandReader, HandSettings, PileRead, Sighting, _Decoder
+from vision.hand import Answer, HandReader, HandSettings, PileRead, Sighting
 
 SLOVENIAN = scoring.find_game("slovenian")
 ST = HandSettings()
