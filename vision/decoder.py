@@ -314,9 +314,13 @@ class _Decoder:
         if tail <= 0:
             return
         names = {c for c, _ in listed}
-        for c, side in self.placed.items():
-            if side == r.side and c in free and c not in names:
+        here = [c for c, side in self.placed.items() if side == r.side and c in free]
+        listed_here = [c for c in here if c in names]
+        for c in here:
+            if c not in names:
                 probs[c] = max(probs.get(c, 0.0), self.st.placed_tail * tail)
+            elif self.st.placed_rest:
+                probs[c] = max(probs.get(c, 0.0), self.st.placed_rest * (1 - p) / len(listed_here))
         if self.st.misread_free and self.answers:
             for c in free:
                 if c not in names and c not in self.placed:

@@ -66,6 +66,12 @@ class HandSettings:
     #                                 players placed in its pile that it does not list has this share of the most an
     #                                 unlisted card may have (the least it lists; no more than its list leaves;
     #                                 session 41: seed 102000 hand 19, the IX read as a Jack another read is sure of)
+    placed_rest: float = 0.5        # ... and such a card it lists, however little, this share of what the read leaves
+    #                                 beside its best card (shared among such cards): the players said it lies there
+    #                                 (session 51: a fresh independent hand, seed 117000 hand 23, the King of
+    #                                 Diamonds' index read as the Cavalier of Diamonds, which another read is sure of,
+    #                                 the King 0.0018: told the King lies there, the read kept the Cavalier of
+    #                                 Hearts, settled wrong after nine truthful taps)
     misread_free: float = 0.5       # ... and, once the players have answered, any card no read claims this share
     #                                 of it (session 42: seed 105000 hand 75, answered last question first, settled
     #                                 a King in the wrong pile; the page shows every question, answered in any order)

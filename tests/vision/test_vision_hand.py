@@ -1822,3 +1822,26 @@ def test_a_read_of_a_card_seen_again_is_weighed_as_no_card_as_far_as_an_unsure_o
     assert [(q.kind, q.sighting, q.choices) for q in hand.questions] == [("which_card", 34, ("T12", "none"))]
     right = _answered_truly(game, piles, None, truth, [])
     assert [right.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
+
+
+def test_a_card_the_players_put_in_a_pile_is_weighed_for_a_misread_there():
+    """Hand 23 of the independent renderer's seed 117000, fifteen cards hidden, the count of whole tricks said: the
+    players, asked for two better photos, answered the taps behind them instead. Told the King of Diamonds lies
+    with the Defenders, the decoder kept the Defenders' read of that King's index (the Cavalier of Diamonds 0.76,
+    which another read is sure of; the King 0.0018, cut as far less likely than the read's best) for the Cavalier
+    of Hearts, the King unseen beside it: settled wrong after nine truthful taps. Such a card is now weighed for a
+    misread in its pile as a share of what the read leaves beside its best card (`placed_rest`)."""
+    game, piles, sizes, truth = _fixture("placed_rest")
+    said = [Answer("which_pile", "defenders" if c == "DK" else "declarer", c)
+            for c in ("T2", "T7", "T18", "HQ", "HJ", "DK", "DJ", "CK", "CJ")]
+    assert all(a.card in truth[a.side] for a in said)
+    old = _Decoder(game, piles, None, said, replace(PATIENT, placed_rest=0.0), sizes=sizes).run()
+    assert old.settled and [old.sides[s].card_points for s in SIDES] != [game.count(truth[s]) for s in SIDES]
+    hand = _Decoder(game, piles, None, said, PATIENT, sizes=sizes).run()
+    assert ("which_card", "defenders", 14) in [(q.kind, q.side, q.sighting) for q in hand.questions]
+    assert "DK" in next(q for q in hand.questions if q.sighting == 14).choices
+    right = _answered_truly(game, piles, sizes, truth, said, most=14)
+    assert [right.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
+    # before any answer nothing is placed, so nothing changes: the hand asks for the better photos first
+    first = _Decoder(game, piles, None, [], PATIENT, sizes=sizes).run()
+    assert [q.kind for q in first.questions[:3]] == ["respread", "respread", "which_pile"]
