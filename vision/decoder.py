@@ -300,8 +300,9 @@ class _Decoder:
     def _misread(self, r: _Read, probs: dict[str, float], free: list[str],
                  holders: Mapping[str, list[tuple[str, int]]]) -> None:
         """A read sure of a card that another read, not beside it, is sure of too is a misread whose other options
-        say little: a card the players placed in its pile that it does not list may be it (`placed_tail`), and once
-        they have answered, any card no read claims (`misread_free`)."""
+        say little: a card the players placed in its pile that it lists has a share of what it leaves beside its
+        best card (`placed_rest`), one it does not list may be it too (`placed_tail`), and once they have answered,
+        any card no read claims (`misread_free`)."""
         listed = [(c, p) for c, p in r.s.likely if c != NOT_A_CARD]
         if not listed:
             return
@@ -310,17 +311,17 @@ class _Decoder:
                                      for h in holders.get(best, ()))
         if not r.misread:
             return
-        tail = min([q for _, q in listed] + [1 - sum(q for _, q in r.s.likely)])
-        if tail <= 0:
-            return
         names = {c for c, _ in listed}
         here = [c for c, side in self.placed.items() if side == r.side and c in free]
         listed_here = [c for c in here if c in names]
+        for c in listed_here if self.st.placed_rest else ():
+            probs[c] = max(probs.get(c, 0.0), self.st.placed_rest * (1 - p) / len(listed_here))
+        tail = min([q for _, q in listed] + [1 - sum(q for _, q in r.s.likely)])
+        if tail <= 0:
+            return
         for c in here:
             if c not in names:
                 probs[c] = max(probs.get(c, 0.0), self.st.placed_tail * tail)
-            elif self.st.placed_rest:
-                probs[c] = max(probs.get(c, 0.0), self.st.placed_rest * (1 - p) / len(listed_here))
         if self.st.misread_free and self.answers:
             for c in free:
                 if c not in names and c not in self.placed:
