@@ -314,8 +314,9 @@ class _Decoder:
         names = {c for c, _ in listed}
         here = [c for c, side in self.placed.items() if side == r.side and c in free]
         listed_here = [c for c in here if c in names]
-        for c in listed_here if self.st.placed_rest else ():
-            probs[c] = max(probs.get(c, 0.0), self.st.placed_rest * (1 - p) / len(listed_here))
+        if self.st.placed_rest:
+            for c in listed_here:
+                probs[c] = max(probs.get(c, 0.0), self.st.placed_rest * (1 - p) / len(listed_here))
         tail = min([q for _, q in listed] + [1 - sum(q for _, q in r.s.likely)])
         if tail <= 0:
             return
