@@ -554,10 +554,15 @@ class _Decoder:
 
     def _spare(self, side: str, n: int, lost: int) -> int:
         """One lost card a pile counting more than are lost leaves free, where the other pile is a fan that counts
-        none (`fan_spare`); so too a spread counting just as many by its covers (a fan's open gap, not); else 0."""
+        none (`fan_spare`), or a spread that counts none with a read `weak_spare` sure of a covered card beside
+        it; so too a spread counting just as many by its covers (a fan's open gap, not); else 0."""
         o = _other(side)
         over = n > lost or (n == lost and side not in self.fans)
-        return int(self.st.fan_spare and over and o in self.fans and self.least[o] == 0)
+        if not (self.st.fan_spare and over and o in self.piles and self.least.get(o, 0) == 0):
+            return 0
+        weak = self.st.weak_spare
+        return int(o in self.fans or (weak is not None
+                                      and any(s.covered >= weak for s in self.piles[o].sightings)))
 
     def _fitting(self, world: dict[int, str], placements: list[dict[str, str]], allowed: frozenset[int]
                  ) -> list[dict[str, str]]:

@@ -174,6 +174,12 @@ class HandSettings:
     #                                 independent hand wrong, seed 103000 hand 67: its Pagat); since session 38
     #                                 also where a spread's covers count just as many as are lost (a fresh
     #                                 independent set, seed 104000: two 42-card hands settled wrong so)
+    weak_spare: float | None = 0.1  # ... and where the other pile is a spread that counts none but one of its reads
+    #                                 is this sure a covered card lies beside it (below `cover_card`): of 789 such
+    #                                 spreads in six caches, those whose reads all say less lacked a card in 25 of
+    #                                 645, those with one read at 0.1-0.9 in 43 of 144 (session 52: a fresh
+    #                                 independent hand, seed 118000 hand 48, the Defenders' six covers for five lost
+    #                                 cards took the Declarer's XIV, hidden under a read 0.34 sure: settled wrong)
     lone_cover: bool = True         # a hand settled where a pile counts one covered card and nothing else is read
     #                                 again without that count, and its questions are put when that leaves other
     #                                 scores: a spread's one cover lacked nothing in 45 of 120 such piles, and
