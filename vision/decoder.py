@@ -545,7 +545,7 @@ class _Decoder:
                 noise = {side for side, n in need.items() if over is not None and n > over * lost + 1}
                 if noise and self.st.over_both:   # the other pile counting more than are lost is no surer
                     noise |= {side for side, n in need.items() if n > lost}
-                capped = {side: 0 if side in noise else min(n, lost - self._spare(side, n, lost))
+                capped = {side: 0 if side in noise else min(n, max(lost - self._spare(side, n, lost), 0))
                           for side, n in need.items()}
                 need = capped if sum(capped.values()) <= lost else need
             out = [p for p in out if all(sum(1 for s in p.values() if s == side) >= n
@@ -553,16 +553,18 @@ class _Decoder:
         return out
 
     def _spare(self, side: str, n: int, lost: int) -> int:
-        """One lost card a pile counting more than are lost leaves free, where the other pile is a fan that counts
-        none (`fan_spare`), or a spread that counts none with a read `weak_spare` sure of a covered card beside
-        it; so too a spread counting just as many by its covers (a fan's open gap, not); else 0."""
+        """The lost cards a pile counting more than are lost leaves free: `fan_spares` where the other pile is a
+        fan that counts none (`fan_spare`; one where the players said how the tricks lie), one where it is a spread that counts none with a read `weak_spare`
+        sure of a covered card beside it; so too beside a spread counting just as many by its covers (a fan's
+        open gap, not); else 0."""
         o = _other(side)
         over = n > lost or (n == lost and side not in self.fans)
         if not (self.st.fan_spare and over and o in self.piles and self.least.get(o, 0) == 0):
             return 0
         weak = self.st.weak_spare
-        return int(o in self.fans or (weak is not None
-                                      and any(s.covered >= weak for s in self.piles[o].sightings)))
+        if o in self.fans:      # told, the count of whole tricks weighs where the lost cards go
+            return self.st.fan_spares if self._allowed_sizes() is None else 1
+        return int(weak is not None and any(s.covered >= weak for s in self.piles[o].sightings))
 
     def _fitting(self, world: dict[int, str], placements: list[dict[str, str]], allowed: frozenset[int]
                  ) -> list[dict[str, str]]:

@@ -174,6 +174,10 @@ class HandSettings:
     #                                 independent hand wrong, seed 103000 hand 67: its Pagat); since session 38
     #                                 also where a spread's covers count just as many as are lost (a fresh
     #                                 independent set, seed 104000: two 42-card hands settled wrong so)
+    fan_spares: int = 2             # ... two of them (a fan that counts none, no gap, lacked one card in 22 of 273
+    #                                 such fans of nine caches and two in 7: session 52, a fresh generator hand, seed
+    #                                 124000 hand 67, a fan hiding two beside three false covers: settled wrong);
+    #                                 one where the players said how the tricks lie (their count weighs the rest)
     weak_spare: float | None = 0.1  # ... and where the other pile is a spread that counts none but one of its reads
     #                                 is this sure a covered card lies beside it (below `cover_card`): of 789 such
     #                                 spreads in six caches, those whose reads all say less lacked a card in 25 of

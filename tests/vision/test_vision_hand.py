@@ -1529,6 +1529,25 @@ def test_beside_a_fan_that_counts_none_a_pile_counting_just_the_lost_cards_leave
     assert [right.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
 
 
+def test_a_fan_that_counts_none_may_hold_two_of_the_lost_cards():
+    """A fresh generator hand (seed 124000, hand 67, drawn in session 52; Slovenian, two photos, nothing said): the
+    Declarer's spread of 43 cards counts three covered cards and lacks none; the Defenders' fan hides the 9 of
+    Clubs and the XVIII with no gap in its run and counts none. With one lost card free of the spread's count, the
+    other went to the Declarer: settled, wrong. Fans that count none lacked two cards in 7 of 273 such piles: two
+    stay free (`fan_spares`), and the hand asks."""
+    game, piles, _, truth = _fixture("fan_two", told=False)
+    st_ = HandSettings()
+    fan, spread = piles["defenders"], piles["declarer"]
+    assert fan.fanned(st_) and not fan.hidden(st_) and {"C9", "T18"} <= set(truth["defenders"])
+    assert len(spread.hidden(st_)) == 3
+    old = _Decoder(game, piles, None, [], replace(st_, fan_spares=1)).run()
+    assert old.settled and [old.sides[s].card_points for s in SIDES] != [game.count(truth[s]) for s in SIDES]
+    hand = _Decoder(game, piles, None, [], st_).run()
+    assert not hand.settled and hand.questions
+    right = _answered_truly(game, piles, None, truth, [], settings=st_)
+    assert [right.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
+
+
 def test_doubts_that_matter_only_together_ask_for_a_better_photo_not_an_idle_tap():
     """A fresh independent hand (seed 107000, hand 1): three cards hidden, fifteen reads unsure. Told the count
     of whole tricks, two scores stay possible and no doubt narrows them alone; the one put alone was a tap whose
