@@ -244,6 +244,12 @@ class _Decoder:
         for c in free:
             by_pips.setdefault(self.pips[c], []).append(c)
         forced = self._said_reads()
+        said: set[tuple[str, int]] = set()
+        if st.said_twice:   # a read the players named is sure of its card: another read of it may be it seen again
+            for (side, k), c in forced.items():
+                said.add((side, k))
+                if k not in sure.get((side, c), ()):
+                    sure.setdefault((side, c), []).append(k)
         for r in self.reads:
             probs = {c: p for c, p in r.s.likely if c == NOT_A_CARD or c in self.pips}
             if NOT_A_CARD in probs and not r.s.relook:
@@ -258,7 +264,8 @@ class _Decoder:
             # A read whose cards another read of the same photo is sure of may be that card seen twice (its
             # other index, not joined): then it is no card of its own.
             twice = sum(p for c, p in probs.items() if c != NOT_A_CARD
-                        and any(k != r.k and self._again(r, k) for k in sure.get((r.side, c), ())))
+                        and any(k != r.k and (self._again(r, k) or (r.side, k) in said and self._turned(r.side, k))
+                                for k in sure.get((r.side, c), ())))
             probs[NOT_A_CARD] = max(probs.get(NOT_A_CARD, 0.0), st.seen_twice * twice)
             r.twice = twice
             best = max((c for c in probs if c != NOT_A_CARD), key=probs.__getitem__, default=None)
@@ -353,6 +360,10 @@ class _Decoder:
         if float(np.dot(r.s.up, self._runs[r.side])) <= 0:
             return True
         return math.dist(r.s.centre, pile[k].centre) < near * max(r.s.height, pile[k].height)
+
+    def _turned(self, side: str, k: int) -> bool:
+        """Whether read k of a photo is turned against its pile's run (a card's other corner)."""
+        return float(np.dot(self.piles[side].sightings[k].up, self._runs[side])) <= 0
 
     def _said_reads(self) -> dict[tuple[str, int], str]:
         """(side, read) -> the card the players said it is."""

@@ -53,6 +53,9 @@ class HandSettings:
     #                                 caches giving a card a tenth or more that a read 0.3-0.8 index heights along
     #                                 the run is sure of, and sits on, none was that index again (0 of 104; 25 of 160
     #                                 within 0.1-0.3): a neighbour's index misread. 0.8 -> 0.3: settled +4, none wrong
+    said_twice: bool = True         # a read the players named is sure of its card for `seen_twice`, and turned across
+    #                                 the run it may be the other corner of a card another read lists (session 52: a
+    #                                 fresh generator hand, seed 124000 hand 26, ended settled wrong after taps)
     claimed_none: float = 0.2       # a read giving no card less than `claimed_pn` (after the heat), whose likeliest
     claimed_pn: float = 0.05        # cards (half its mass) surer reads hold elsewhere, not beside it, is a card
     #                                 those reads do not show: its "no card" counts this share (session 38, three

@@ -1548,6 +1548,28 @@ def test_a_fan_that_counts_none_may_hold_two_of_the_lost_cards():
     assert [right.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
 
 
+def test_a_read_listing_the_card_the_players_named_for_another_read_may_be_it_seen_again():
+    """A fresh generator hand (seed 124000, hand 26, drawn in session 52; the contract said): the Declarer's read 2 is
+    the XI's index, read as the XIII or the XI; read 17, a small weak peak turned across the pile's run, lies on
+    the XI's other corner. Told truthfully that read 17 is the XI, read 2 took the lost XIX (no card was not among
+    its readings), and the Queen of Clubs went to the Defenders: settled wrong after six taps. A read the players
+    named is sure of its card, and one turned across the run may be the other corner of a card another read
+    lists (`said_twice`): read 2 may be no card, so the XIX's pile is asked."""
+    game, piles, sizes, truth = _fixture("said_twice")
+    said = [Answer("which_pile", "defenders", "T1"), Answer("which_card", "defenders", "SC", 19),
+            Answer("which_pile", "defenders", "HK"), Answer("which_card", "declarer", "CK", 16),
+            Answer("which_card", "declarer", "T11", 17)]
+    assert all(a.card in truth[a.side] for a in said)
+    right = [game.count(truth[s]) for s in SIDES]
+    old = _Decoder(game, piles, None, said, HandSettings(said_twice=False), sizes=sizes).run()
+    assert old.settled and [old.sides[s].card_points for s in SIDES] != right
+    hand = _Decoder(game, piles, None, said, HandSettings(), sizes=sizes).run()
+    assert not hand.settled and ("which_pile", "T19") in [(q.kind, q.card) for q in hand.questions]
+    told = _Decoder(game, piles, None, said + [Answer("which_pile", "defenders", "T19")], HandSettings(),
+                    sizes=sizes).run()
+    assert [told.sides[s].card_points for s in SIDES] == right
+
+
 def test_doubts_that_matter_only_together_ask_for_a_better_photo_not_an_idle_tap():
     """A fresh independent hand (seed 107000, hand 1): three cards hidden, fifteen reads unsure. Told the count
     of whole tricks, two scores stay possible and no doubt narrows them alone; the one put alone was a tap whose
