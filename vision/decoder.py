@@ -244,12 +244,10 @@ class _Decoder:
         for c in free:
             by_pips.setdefault(self.pips[c], []).append(c)
         forced = self._said_reads()
-        said: set[tuple[str, int]] = set()
-        if st.said_twice:   # a read the players named is sure of its card: another read of it may be it seen again
-            for (side, k), c in forced.items():
-                said.add((side, k))
-                if k not in sure.get((side, c), ()):
-                    sure.setdefault((side, c), []).append(k)
+        said = forced if st.said_twice else {}
+        for (side, k), c in said.items():   # a read the players named is sure of its card: seen again elsewhere?
+            if k not in sure.get((side, c), ()):
+                sure.setdefault((side, c), []).append(k)
         for r in self.reads:
             probs = {c: p for c, p in r.s.likely if c == NOT_A_CARD or c in self.pips}
             if NOT_A_CARD in probs and not r.s.relook:
@@ -565,16 +563,16 @@ class _Decoder:
 
     def _spare(self, side: str, n: int, lost: int) -> int:
         """The lost cards a pile counting more than are lost leaves free: `fan_spares` where the other pile is a
-        fan that counts none (`fan_spare`; one where the players said how the tricks lie), one where it is a spread that counts none with a read `weak_spare`
-        sure of a covered card beside it; so too beside a spread counting just as many by its covers (a fan's
-        open gap, not); else 0."""
+        fan that counts none (`fan_spare`; one where the players said how the tricks lie), one where it is a
+        spread that counts none with a read `weak_spare` sure of a covered card beside it; so too beside a spread
+        counting just as many by its covers (a fan's open gap, not); else 0."""
         o = _other(side)
         over = n > lost or (n == lost and side not in self.fans)
         if not (self.st.fan_spare and over and o in self.piles and self.least.get(o, 0) == 0):
             return 0
-        weak = self.st.weak_spare
         if o in self.fans:      # told, the count of whole tricks weighs where the lost cards go
             return self.st.fan_spares if self._allowed_sizes() is None else 1
+        weak = self.st.weak_spare
         return int(weak is not None and any(s.covered >= weak for s in self.piles[o].sightings))
 
     def _fitting(self, world: dict[int, str], placements: list[dict[str, str]], allowed: frozenset[int]
