@@ -355,7 +355,7 @@ class _Decoder:
         if near is None:
             return True
         pile = self.piles[r.side].sightings
-        if float(np.dot(r.s.up, self._runs[r.side])) <= 0:
+        if self._turned(r.side, r.k):
             return True
         return math.dist(r.s.centre, pile[k].centre) < near * max(r.s.height, pile[k].height)
 
