@@ -267,7 +267,11 @@ class Recogniser:
             typical = float(np.median(found[2][strong]))
             closer = min(1.0, st.target_index_px / typical)
             if typical * scale < st.small_index_px and closer > 1.15 * scale:
-                roi = _region(found[0][found[3] >= floor], 1.5 * typical, w, h)
+                # the strong peaks and the weak ones beside them: weak ones far from every strong one (the
+                # photo's edges, the cloth) would stretch the region over the whole photo, and the look would
+                # come no closer (session 53)
+                roi = _region(found[0][(found[3] >= floor) & _beside(found[0], found[0][strong], 3 * typical)],
+                              1.5 * typical, w, h)
                 area = (roi[2] - roi[0]) * (roi[3] - roi[1])
                 closer = min(closer, math.sqrt(st.zoom_max_pixels / area))
                 if closer > 1.15 * scale:
@@ -445,6 +449,12 @@ _give_back_memory = _HeapTrim()
 def _outside(centres: np.ndarray, roi: tuple[int, int, int, int]) -> np.ndarray:
     x0, y0, x1, y1 = roi
     return (centres[:, 0] < x0) | (centres[:, 0] >= x1) | (centres[:, 1] < y0) | (centres[:, 1] >= y1)
+
+
+def _beside(centres: np.ndarray, anchors: np.ndarray, reach: float) -> np.ndarray:
+    """(N,) whether each centre lies within `reach` of one of the anchors."""
+    d = np.hypot(*(centres[:, None, :] - anchors[None, :, :]).transpose(2, 0, 1))
+    return d.min(1) <= reach
 
 
 def _region(centres: np.ndarray, pad: float, w: int, h: int) -> tuple[int, int, int, int]:

@@ -189,6 +189,40 @@ def test_small_indices_in_a_big_photo_are_looked_at_again_closer():
     assert len(calls) == 1
 
 
+def _weak_edge_detector(calls, edge_heat_logit=-0.8):
+    """The marker detector, and a weak peak (heat 0.31) wherever the photo is pure blue: its edges' glare."""
+    strong = _marker_detector(calls)
+
+    def run(batch):
+        out = strong.fn(batch)
+        mask = ((batch[0, 0] > 200) & (batch[0, 2] < 50)).astype(np.uint8)
+        n, _, _, cents = __import__("cv2").connectedComponentsWithStats(mask)
+        for k in range(1, n):
+            cx, cy = cents[k]
+            ix, iy = int(cx / 4), int(cy / 4)
+            out[0, :, iy, ix] = [edge_heat_logit, cx / 4 - ix - 0.5, cy / 4 - iy - 0.5, 0, -1, math.log(60 / 32)]
+        return out
+    return FakeRunner(run)
+
+
+def test_weak_peaks_far_from_the_cards_do_not_keep_the_closer_look_away():
+    # session 53: weak detector peaks along the photo's edges stretched the closer look's region over the whole
+    # photo, so it came no closer and a tight pile's small indices stayed merged on the shrunk photo
+    calls = []
+    photo = _marked_photo(4000, 3000, [(1500, 1200, 50), (1600, 1250, 100)], side=24)
+    for y in (100, 1500, 2900):
+        photo[y - 15:y + 15, 0:30] = (255, 0, 0)
+        photo[y - 15:y + 15, 3970:4000] = (255, 0, 0)
+    rec = Recogniser(_weak_edge_detector(calls),
+                     _marker_classifier({0: _logits(3, 0), 1: _logits(0, 4), 2: _logits(2, 4)}),
+                     LABELS, PIPS, Settings(heat_threshold=0.15))
+    reads = rec.recognise(photo)
+    assert [r.card_id for r in reads] == ["T1", "HK"]
+    assert len(calls) == 2                                  # the closer look was taken ...
+    assert calls[1][2] * calls[1][3] < 0.2 * calls[0][2] * calls[0][3] * (4000 / 1280) ** 2   # ... at the pile
+    assert 40 < np.hypot(*np.subtract(reads[0].quad[0], reads[0].quad[3])) < 56
+
+
 def test_a_card_read_twice_gives_the_weaker_read_its_next_likeliest_free_card():
     photo = _marked_photo(400, 300, [(100, 150, 50), (250, 150, 100)], side=20)
     logits = {1: _logits(2, 4), 2: _logits(2, 0, second=(1, 9.8), first=10.0)}   # both look like HK, the second maybe T2
