@@ -81,6 +81,8 @@ class Settings:
     zoom_max_pixels: int = 1_500_000  # on at most this many detector pixels (time and memory)
     trim_growth_mb: float = 32.0    # give freed memory back to the OS after the process grew this much
     second_looks: int = 4           # extra crops of an unsure index, averaged (0: off)
+    zoom_cards: bool = True         # a closer look held back by `zoom_max_pixels` is taken around the strong peaks
+    #                                 that read as a card (a patterned cloth peaks strongly too; session 53)
 
 
 @dataclass(slots=True)
@@ -273,6 +275,18 @@ class Recogniser:
                 roi = _region(found[0][(found[3] >= floor) & _beside(found[0], found[0][strong], 3 * typical)],
                               1.5 * typical, w, h)
                 area = (roi[2] - roi[0]) * (roi[3] - roi[1])
+                if st.zoom_cards and NOT_A_CARD in self.labels and closer > math.sqrt(st.zoom_max_pixels / area):
+                    # too wide to come as close as wanted: strong peaks on a patterned cloth or a score pad?
+                    # the region and the index height from the strong peaks that read as a card
+                    cards = strong.copy()
+                    probs = self._read(image, found[0][strong], found[1][strong], found[2][strong])[0]
+                    cards[strong] = probs.argmax(1) != self.labels.index(NOT_A_CARD)
+                    if 2 <= cards.sum() < strong.sum():
+                        typical = float(np.median(found[2][cards]))
+                        closer = min(1.0, st.target_index_px / typical)
+                        roi = _region(found[0][(found[3] >= floor) & _beside(found[0], found[0][cards], 3 * typical)],
+                                      1.5 * typical, w, h)
+                        area = (roi[2] - roi[0]) * (roi[3] - roi[1])
                 closer = min(closer, math.sqrt(st.zoom_max_pixels / area))
                 if closer > 1.15 * scale:
                     near = self.look(image, closer, roi, look_floor, looks)

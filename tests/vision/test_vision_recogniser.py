@@ -189,7 +189,7 @@ def test_small_indices_in_a_big_photo_are_looked_at_again_closer():
     assert len(calls) == 1
 
 
-def _weak_edge_detector(calls, edge_heat_logit=-0.8):
+def _weak_edge_detector(calls, edge_heat_logit=-0.8, edge_height=60):
     """The marker detector, and a weak peak (heat 0.31) wherever the photo is pure blue: its edges' glare."""
     strong = _marker_detector(calls)
 
@@ -200,7 +200,8 @@ def _weak_edge_detector(calls, edge_heat_logit=-0.8):
         for k in range(1, n):
             cx, cy = cents[k]
             ix, iy = int(cx / 4), int(cy / 4)
-            out[0, :, iy, ix] = [edge_heat_logit, cx / 4 - ix - 0.5, cy / 4 - iy - 0.5, 0, -1, math.log(60 / 32)]
+            out[0, :, iy, ix] = [edge_heat_logit, cx / 4 - ix - 0.5, cy / 4 - iy - 0.5, 0, -1,
+                                 math.log(edge_height / 32)]
         return out
     return FakeRunner(run)
 
@@ -221,6 +222,25 @@ def test_weak_peaks_far_from_the_cards_do_not_keep_the_closer_look_away():
     assert len(calls) == 2                                  # the closer look was taken ...
     assert calls[1][2] * calls[1][3] < 0.2 * calls[0][2] * calls[0][3] * (4000 / 1280) ** 2   # ... at the pile
     assert 40 < np.hypot(*np.subtract(reads[0].quad[0], reads[0].quad[3])) < 56
+
+
+def test_strong_peaks_that_read_as_no_card_do_not_keep_the_closer_look_away():
+    # session 53: a patterned cloth peaks strongly all over the photo; where the region around the strong peaks is
+    # too wide for the closer look's pixels, the strong peaks that read as a card set it (and the index height)
+    calls = []
+    photo = _marked_photo(4000, 3000, [(1500, 1200, 50), (1600, 1250, 100)], side=24)
+    for x, y in ((15, 100), (15, 2900), (3985, 100), (3985, 2900), (2000, 2900), (2000, 100)):
+        photo[y - 15:y + 15, x - 15:x + 15] = (255, 0, 0)
+    classifier = _marker_classifier({0: _logits(3, 0), 1: _logits(0, 4), 2: _logits(2, 4)})
+    rec = Recogniser(_weak_edge_detector(calls, edge_heat_logit=3.0, edge_height=15), classifier, LABELS, PIPS,
+                     Settings())
+    reads = rec.recognise(photo)
+    assert [r.card_id for r in reads] == ["T1", "HK"]
+    assert len(calls) == 2 and calls[1][2] * calls[1][3] < 0.2 * calls[0][2] * calls[0][3] * (4000 / 1280) ** 2
+    calls.clear()
+    rec.settings = Settings(zoom_cards=False)
+    rec.recognise(photo)
+    assert len(calls) == 1                                  # the cloth's peaks kept it away
 
 
 def test_a_card_read_twice_gives_the_weaker_read_its_next_likeliest_free_card():
