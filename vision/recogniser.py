@@ -282,11 +282,15 @@ class Recogniser:
                     probs = self._read(image, found[0][strong], found[1][strong], found[2][strong])[0]
                     cards[strong] = probs.argmax(1) != self.labels.index(NOT_A_CARD)
                     if 2 <= cards.sum() < strong.sum():
-                        typical = float(np.median(found[2][cards]))
-                        closer = min(1.0, st.target_index_px / typical)
-                        roi = _region(found[0][(found[3] >= floor) & _beside(found[0], found[0][cards], 3 * typical)],
-                                      1.5 * typical, w, h)
-                        area = (roi[2] - roi[0]) * (roi[3] - roi[1])
+                        t2 = float(np.median(found[2][cards]))
+                        c2 = min(1.0, st.target_index_px / t2)
+                        r2 = _region(found[0][(found[3] >= floor) & _beside(found[0], found[0][cards], 3 * t2)],
+                                     1.5 * t2, w, h)
+                        a2 = (r2[2] - r2[0]) * (r2[3] - r2[1])
+                        # only where that comes much closer (a little closer moves the reads for nothing)
+                        if min(c2, math.sqrt(st.zoom_max_pixels / a2)) > 1.15 * min(closer, math.sqrt(
+                                st.zoom_max_pixels / area)):
+                            typical, closer, roi, area = t2, c2, r2, a2
                 closer = min(closer, math.sqrt(st.zoom_max_pixels / area))
                 if closer > 1.15 * scale:
                     near = self.look(image, closer, roi, look_floor, looks)
