@@ -570,7 +570,7 @@ class _Decoder:
         over = n > lost or (n == lost and side not in self.fans)
         if not (self.st.fan_spare and over and o in self.piles and self.least.get(o, 0) == 0):
             return 0
-        if o in self.fans:      # told, the count of whole tricks weighs where the lost cards go
+        if o in self.fans:      # one where the tricks are said: their count weighs where the lost cards go
             return self.st.fan_spares if self._allowed_sizes() is None else 1
         weak = self.st.weak_spare
         return int(weak is not None and any(s.covered >= weak for s in self.piles[o].sightings))

@@ -269,31 +269,20 @@ class Recogniser:
             typical = float(np.median(found[2][strong]))
             closer = min(1.0, st.target_index_px / typical)
             if typical * scale < st.small_index_px and closer > 1.15 * scale:
-                # the strong peaks and the weak ones beside them: weak ones far from every strong one (the
-                # photo's edges, the cloth) would stretch the region over the whole photo, and the look would
-                # come no closer (session 53)
-                roi = _region(found[0][(found[3] >= floor) & _beside(found[0], found[0][strong], 3 * typical)],
-                              1.5 * typical, w, h)
-                area = (roi[2] - roi[0]) * (roi[3] - roi[1])
-                if st.zoom_cards and NOT_A_CARD in self.labels and closer > math.sqrt(st.zoom_max_pixels / area):
-                    # too wide to come as close as wanted: strong peaks on a patterned cloth or a score pad?
-                    # the region and the index height from the strong peaks that read as a card
+                roi, zoom = _zoom(found, strong, floor, st, w, h)
+                if st.zoom_cards and NOT_A_CARD in self.labels and zoom < closer:
+                    # held back by the pixel cap: strong peaks on a patterned cloth or a score pad? the region
+                    # from the strong peaks that read as a card, where that comes much closer (a little closer
+                    # moves the reads for nothing)
                     cards = strong.copy()
                     probs = self._read(image, found[0][strong], found[1][strong], found[2][strong])[0]
                     cards[strong] = probs.argmax(1) != self.labels.index(NOT_A_CARD)
                     if 2 <= cards.sum() < strong.sum():
-                        t2 = float(np.median(found[2][cards]))
-                        c2 = min(1.0, st.target_index_px / t2)
-                        r2 = _region(found[0][(found[3] >= floor) & _beside(found[0], found[0][cards], 3 * t2)],
-                                     1.5 * t2, w, h)
-                        a2 = (r2[2] - r2[0]) * (r2[3] - r2[1])
-                        # only where that comes much closer (a little closer moves the reads for nothing)
-                        if min(c2, math.sqrt(st.zoom_max_pixels / a2)) > 1.15 * min(closer, math.sqrt(
-                                st.zoom_max_pixels / area)):
-                            typical, closer, roi, area = t2, c2, r2, a2
-                closer = min(closer, math.sqrt(st.zoom_max_pixels / area))
-                if closer > 1.15 * scale:
-                    near = self.look(image, closer, roi, look_floor, looks)
+                        on_cards = _zoom(found, cards, floor, st, w, h)
+                        if on_cards[1] > 1.15 * zoom:
+                            roi, zoom = on_cards
+                if zoom > 1.15 * scale:
+                    near = self.look(image, zoom, roi, look_floor, looks)
                     found = tuple(np.concatenate([a[_outside(found[0], roi)], b]) for a, b in zip(found, near))
                     if looks:
                         looks[0] = tuple(a[_outside(looks[0][0], roi)] for a in looks[0])
@@ -467,6 +456,19 @@ _give_back_memory = _HeapTrim()
 def _outside(centres: np.ndarray, roi: tuple[int, int, int, int]) -> np.ndarray:
     x0, y0, x1, y1 = roi
     return (centres[:, 0] < x0) | (centres[:, 0] >= x1) | (centres[:, 1] < y0) | (centres[:, 1] >= y1)
+
+
+def _zoom(found, anchors: np.ndarray, floor: float, st: Settings, w: int, h: int
+          ) -> tuple[tuple[int, int, int, int], float]:
+    """The region and scale of a closer look around the anchor peaks (found's mask) and the weak ones beside them:
+    weak ones far from every anchor (the photo's edges, the cloth) would stretch the region over the whole photo
+    and the look would come no closer (session 53). The scale makes the anchors' indices `target_index_px` tall,
+    within `zoom_max_pixels`."""
+    typical = float(np.median(found[2][anchors]))
+    roi = _region(found[0][(found[3] >= floor) & _beside(found[0], found[0][anchors], 3 * typical)],
+                  1.5 * typical, w, h)
+    area = (roi[2] - roi[0]) * (roi[3] - roi[1])
+    return roi, min(1.0, st.target_index_px / typical, math.sqrt(st.zoom_max_pixels / area))
 
 
 def _beside(centres: np.ndarray, anchors: np.ndarray, reach: float) -> np.ndarray:
