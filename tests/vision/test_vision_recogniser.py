@@ -190,7 +190,7 @@ def test_small_indices_in_a_big_photo_are_looked_at_again_closer():
 
 
 def _weak_edge_detector(calls, edge_heat_logit=-0.8, edge_height=60):
-    """The marker detector, and a weak peak (heat 0.31) wherever the photo is pure blue: its edges' glare."""
+    """The marker detector, and a peak (weak by default: heat 0.31) wherever the photo is pure blue: its edges' glare."""
     strong = _marker_detector(calls)
 
     def run(batch):
