@@ -13,7 +13,7 @@ import time
 import urllib.request
 
 import pytest
-from web_doubles import BROWSER_MARKS, PIN, PLAYERS, build_table, free_port, log_in, page_wait, tap
+from web_doubles import BROWSER_MARKS, PIN, PLAYERS, build_table, free_port, log_in, page_wait, tap, text_of
 
 import scoring
 from device.web import scoring_adapter
@@ -105,7 +105,7 @@ def test_the_table_flow_on_a_phone(server, browser):
     browser.find_element(By.ID, "capture-now").click()
     wait.until(ec.text_to_be_present_in_element((By.CSS_SELECTOR, "#photo h2"), "Photo 1"))
     wait.until(lambda b: b.find_element(By.ID, "capture-view").get_attribute("data-live") == "1")
-    assert browser.find_element(By.ID, "capture-points").text == game.format(game.count(["S7", *declarer[1:]]))
+    assert text_of(browser, "#capture-points") == game.format(game.count(["S7", *declarer[1:]]))
     assert Select(browser.find_element(By.ID, "capture-side")).first_selected_option.get_attribute("value") \
         == "defenders"
     # The photo is zoomed to the cards, and each card has a zoomed strip of its index to tap.
@@ -133,15 +133,15 @@ def test_the_table_flow_on_a_phone(server, browser):
     browser.execute_script("window.__notReloaded = 42;")
     controller.capture(None)
     wait.until(ec.presence_of_element_located((By.ID, "whose-pile")))
-    assert browser.find_element(By.CSS_SELECTOR, "#photo h2").text == "Photo 1"
-    assert "Show photo 2" in browser.find_element(By.ID, "newer").text
+    assert text_of(browser, "#photo h2") == "Photo 1"
+    assert "Show photo 2" in text_of(browser, "#newer")
     suggested = browser.find_element(By.CSS_SELECTOR, "#whose-pile .assign.suggested")
     assert suggested.get_attribute("data-assign-side") == "defenders"
     check_phone_page(browser, "Capture page with a question")
     suggested.click()
     wait.until(ec.invisibility_of_element_located((By.ID, "whose-pile")))
     assert store.get_capture(2)["side"] == "defenders"
-    assert "All 54 cards accounted for" in browser.find_element(By.ID, "pile-check").text
+    wait.until(ec.text_to_be_present_in_element((By.ID, "pile-check"), "All 54 cards accounted for"))
     assert browser.execute_script("return window.__notReloaded;") == 42
 
     tap(browser, wait, "#show-newer")
@@ -247,7 +247,7 @@ def test_the_table_flow_on_a_phone(server, browser):
     controller.printing_switched = ("switched to 2026-12-05-printings3, the release for other printings: 28 of the "
                                     "last 54 cards read were unsure (52%; the reference printing gives well under 25%)")
     browser.get(f"{base}/settings")
-    assert "28 of the last 54 cards" in browser.find_element(By.ID, "printing-switched").text
+    assert "28 of the last 54 cards" in text_of(browser, "#printing-switched")
     check_phone_page(browser, "Settings")
     browser.find_element(By.ID, "use-reference").click()
     wait.until(ec.presence_of_element_located((By.ID, "saved")))
@@ -261,7 +261,7 @@ def test_the_table_flow_on_a_phone(server, browser):
     browser.get(f"{base}/settings")
     browser.find_element(By.ID, "new-evening").click()
     wait.until(ec.presence_of_element_located((By.ID, "confirm-new-evening")))
-    assert len(store.sessions()) == 1 and "1 hands" in browser.find_element(By.ID, "new-evening-question").text
+    assert len(store.sessions()) == 1 and "1 hands" in text_of(browser, "#new-evening-question")
     check_phone_page(browser, "new evening question")
     browser.find_element(By.ID, "confirm-new-evening").click()
     wait.until(ec.presence_of_element_located((By.ID, "saved")))
@@ -276,7 +276,7 @@ def test_the_table_flow_on_a_phone(server, browser):
 
     # A page that fails is a page with a way back, not bare JSON.
     browser.get(f"{base}/capture?id=999")
-    assert "no such capture" in browser.find_element(By.ID, "error-message").text
+    assert "no such capture" in text_of(browser, "#error-message")
     check_phone_page(browser, "error page")
     browser.find_element(By.ID, "error-back").click()
     wait.until(ec.presence_of_element_located((By.ID, "capture-view")))

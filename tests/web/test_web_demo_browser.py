@@ -14,7 +14,7 @@ import time
 import urllib.request
 
 import pytest
-from web_doubles import BROWSER_MARKS, PIN, free_port, log_in, page_wait, shows, until_done
+from web_doubles import BROWSER_MARKS, PIN, free_port, log_in, page_wait, shows, text_of, until_done
 
 import scoring
 from device.commands.serve import config_from_args, resolve_pin
@@ -117,7 +117,7 @@ def test_demo_table_capture_correct_score(demo, browser):
     first = latest_capture(base)
     assert first["side"] == "declarer" and not first["error"]
     assert len(live(first)) >= 10, f"the model found only {live(first)}"
-    assert browser.find_element(By.CSS_SELECTOR, "#photo h2").text == f"Photo {first['id']}"
+    assert text_of(browser, "#photo h2") == f"Photo {first['id']}"
     shown_quads = browser.find_elements(By.CSS_SELECTOR, "#photo-zoom g.quad")
     assert len(shown_quads) == sum(1 for c in first["cards"] if c.get("quad"))
     photo_ok = browser.execute_async_script(
@@ -142,8 +142,8 @@ def test_demo_table_capture_correct_score(demo, browser):
     assert store.corrections(first["id"])[-1]["new_id"] == new
     points = game.format(game.count(live(corrected)))
     wait.until(lambda b: shows(b, "#capture-points", points))   # the panel swapped in
-    assert browser.find_element(By.ID, "capture-points").text == points
-    assert browser.find_element(By.CSS_SELECTOR, "#pile-declarer td.num").text.startswith(points)
+    assert text_of(browser, "#capture-points") == points
+    assert text_of(browser, "#pile-declarer td.num").startswith(points)
 
     # The Defenders' pile: the replay camera's next photo.
     capture_as(browser, wait, "defenders")
@@ -151,7 +151,7 @@ def test_demo_table_capture_correct_score(demo, browser):
     wait.until(ec.text_to_be_present_in_element((By.CSS_SELECTOR, "#photo h2"), f"Photo {second_id}"))
     second = latest_capture(base)
     assert second["id"] == second_id and second["side"] == "defenders" and live(second)
-    assert browser.find_element(By.ID, "capture-points").text == game.format(game.count(live(second)))
+    assert text_of(browser, "#capture-points") == game.format(game.count(live(second)))
 
     # A card the model (or the correction) put on both sides: the players take it off the Defenders' photo.
     for card in sorted(set(live(corrected)) & set(live(second))):
@@ -162,7 +162,7 @@ def test_demo_table_capture_correct_score(demo, browser):
         wait.until(ec.invisibility_of_element_located((By.CSS_SELECTOR, button)))
     second = latest_capture(base)
     assert not set(live(corrected)) & set(live(second))
-    assert "Twice" not in browser.find_element(By.ID, "pile-check").text
+    assert "Twice" not in text_of(browser, "#pile-check")
 
     # The hand reader's questions first (the correction above moved a card, so it may ask where one lies):
     # one tap each, the first choice, until the score is sure.

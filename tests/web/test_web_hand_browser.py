@@ -8,7 +8,7 @@ import os
 import numpy as np
 from test_web_browser import check_phone_page, phone, server, tap  # noqa: F401 (server is a fixture)
 from test_web_hand_questions import seen, store_pile_reads
-from web_doubles import BROWSER_MARKS, log_in, page_wait, until_done
+from web_doubles import BROWSER_MARKS, log_in, page_wait, text_of, until_done
 
 import scoring
 from vision.hand import PileRead
@@ -43,7 +43,7 @@ def test_questions_first_one_tap_each_then_card_points(browser, server):  # noqa
     wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, ".hand-question")))
     page = browser.page_source
     assert page.index("hand-questions") < page.index("next-photo")
-    assert "which places are guesses" in browser.find_element(By.ID, "pile-check").text
+    assert "which places are guesses" in text_of(browser, "#pile-check")
     assert "The Pagat was not found: which pile is it in?" in page
     check_phone_page(browser, "Capture with the hand's questions")
     taps = 0
@@ -71,7 +71,7 @@ def test_questions_first_one_tap_each_then_card_points(browser, server):  # noqa
             q.text for q in b.find_elements(By.CSS_SELECTOR, ".hand-question")])
     assert browser.find_elements(By.ID, "hand-settled"), "questions still open after the taps"
     assert 1 <= taps <= 3
-    shown = browser.find_element(By.ID, "pile-declarer").text
+    shown = text_of(browser, "#pile-declarer")
     assert GAME.format(GAME.count(dec)) in shown
 
 
@@ -102,7 +102,7 @@ def test_one_choice_of_the_contract_settles_a_lost_card(browser, server):  # noq
     Select(browser.find_element(By.ID, "talon-select")).select_by_value(f"contract:{contract}")
     wait.until(lambda b: b.find_elements(By.ID, "hand-settled"))
     assert not browser.find_elements(By.CSS_SELECTOR, ".hand-question")
-    assert GAME.format(GAME.count(dec)) in browser.find_element(By.ID, "pile-declarer").text
+    assert GAME.format(GAME.count(dec)) in text_of(browser, "#pile-declarer")
     browser.get(base + "/hand")
     assert Select(browser.find_element(By.ID, "contract")).first_selected_option.get_attribute("value") == contract
 
@@ -134,7 +134,7 @@ def test_many_lost_cards_ask_for_a_new_photo_and_one_tap_takes_it(browser, serve
     behind = browser.find_elements(By.CSS_SELECTOR, "#instead-questions .hand-question")
     assert [q.get_attribute("data-kind") for q in behind] == ["which_pile"] * 4 + ["pile_size"]
     assert not any(q.is_displayed() for q in behind)    # folded until the players open them
-    assert "Or answer 5 questions instead" in browser.find_element(By.ID, "instead-questions").text
+    assert "Or answer 5 questions instead" in text_of(browser, "#instead-questions")
     check_phone_page(browser, "Capture asking for a new photo")
     browser.execute_script("arguments[0].scrollIntoView()", put[0])
     browser.save_screenshot(str(tmp_path / "respread.png"))
@@ -148,12 +148,12 @@ def test_many_lost_cards_ask_for_a_new_photo_and_one_tap_takes_it(browser, serve
     until_done(wait, lambda b: b.find_element(By.XPATH, king).click())     # again if the panel was swapped in
     wait.until(lambda b: "instead=1" in b.current_url)
     wait.until(lambda b: b.find_element(By.ID, "instead-questions").get_attribute("open") is not None)
-    assert "King of Hearts" not in browser.find_element(By.ID, "hand-questions").text
+    assert "King of Hearts" not in text_of(browser, "#hand-questions")
     assert len(browser.find_elements(By.CSS_SELECTOR, "#instead-questions .hand-question")) == 4
     tap(browser, wait, "#hand-questions > .hand-question[data-kind=respread] button")
     wait.until(lambda b: b.find_elements(By.ID, "hand-settled"))
     assert not browser.find_elements(By.CSS_SELECTOR, ".hand-question")
-    assert GAME.format(GAME.count(dec)) in browser.find_element(By.ID, "pile-declarer").text
+    assert GAME.format(GAME.count(dec)) in text_of(browser, "#pile-declarer")
 
 
 def test_lost_cards_alike_to_the_score_are_one_count_tap_on_a_phone(browser, server):  # noqa: F811
@@ -171,11 +171,11 @@ def test_lost_cards_alike_to_the_score_are_one_count_tap_on_a_phone(browser, ser
     lost = [c for c in dec if scoring.card(c).pips == 0 and not scoring.card(c).trull][:5]
     reads += [pile(seen(c) for c in dec if c not in lost), pile(seen(c) for c in dfn)]
     wait = both_piles_photographed(browser, base)
-    text = browser.find_element(By.ID, "hand-questions").text
+    text = text_of(browser, "#hand-questions")
     assert "5 cards were not found in either photo" in text
     assert "How many cards" not in text         # folded behind the request until opened
     tap(browser, wait, "#instead-questions summary")
-    text = browser.find_element(By.ID, "hand-questions").text
+    text = text_of(browser, "#hand-questions")
     assert "How many cards does the Declarer's pile hold: 22, 23, 24, 25, 26 or 27?" in text
     counts = browser.find_elements(By.CSS_SELECTOR, '#hand-questions form input[name="kind"][value="pile_size"]')
     assert len(counts) == 6
@@ -183,7 +183,7 @@ def test_lost_cards_alike_to_the_score_are_one_count_tap_on_a_phone(browser, ser
     browser.find_element(By.XPATH, "//button[normalize-space()='27 cards']").click()
     wait.until(ec.presence_of_element_located((By.ID, "hand-settled")))
     assert store.meta_prefix("answers.")
-    assert GAME.format(GAME.count(dec)) in browser.find_element(By.ID, "pile-declarer").text
+    assert GAME.format(GAME.count(dec)) in text_of(browser, "#pile-declarer")
     check_phone_page(browser, "Capture page, hand settled")
 
 

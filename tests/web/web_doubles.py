@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import time
 from pathlib import Path
 
 import cv2
@@ -208,6 +209,20 @@ def tap(browser, wait, css: str) -> None:
     from selenium.webdriver.common.by import By
 
     until_done(wait, lambda b: b.find_element(By.CSS_SELECTOR, css).click())
+
+
+def text_of(browser, css: str, timeout_s: float = 10.0) -> str:
+    """The text of what `css` finds, read again where the page swapped its panel while it was read."""
+    from selenium.webdriver.common.by import By
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            return browser.find_element(By.CSS_SELECTOR, css).text
+        except Exception as error:
+            if not swapped(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 def shows(browser, css: str, value: str, attribute: str | None = None) -> bool:
