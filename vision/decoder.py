@@ -281,8 +281,14 @@ class _Decoder:
             # options that surer reads hold elsewhere says nothing (a misread, or that card seen again)
             family = self._families({c: p for c, p in probs.items()
                                      if not any(k != (r.side, r.k) for k in holders.get(c, ()))})
+            other = st.free_pips
+            if (st.free_pips_weak is not None and r.s.pips == 0 and r.s.heat < st.weak_heat and cardness >= 0.5
+                    and len(probs) > 1):
+                lead = max((c for c in probs if c != NOT_A_CARD), key=probs.__getitem__)
+                if any(k != (r.side, r.k) for k in holders.get(lead, ())):
+                    other = st.free_pips_weak
             for c in free:
-                same = 1.0 if self.pips[c] == r.s.pips else st.free_pips
+                same = 1.0 if self.pips[c] == r.s.pips else other
                 if family:
                     same *= st.free_family + (1 - st.free_family) * family.get(self.family[c], 0.0)
                 probs[c] = probs.get(c, 0.0) + share * same / max(len(by_pips.get(self.pips[c], ())), 1)

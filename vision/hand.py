@@ -65,7 +65,9 @@ class HandReader:
         t0 = time.perf_counter()
         st = self.settings
         slivers: list = []
-        (centres, ups, heights, heat), weaker = self.pile_rec.peaks(image, st.pile_heat, st.faint_heat, slivers)
+        # the weaker peaks of the same looks: faint reads (`faint_heat`), and a spread's ends looked at again
+        low = st.faint_heat if st.faint_heat is not None else (st.relook_heat if st.end_card is not None else None)
+        (centres, ups, heights, heat), weaker = self.pile_rec.peaks(image, st.pile_heat, low, slivers)
         deck = [c.id for c in game.deck]
         probs, pips = self._probabilities(image, game, centres, ups, heights)
         reads = [_sighting(centres[i], ups[i], heights[i], probs[i], heat[i], st, pips[i], deck)
@@ -73,8 +75,10 @@ class HandReader:
         # An index the classifier is sure is no card is left out (coins, pencils, the score pad, card backs);
         # one it doubts stays, with its doubt, for the decoder to weigh against the deck.
         reads = _drop_same_index([s for s in reads if _best_card(s) >= st.min_card])
-        reads = _merge_same_card(reads + self._faint(image, game, weaker, reads))
-        gaps, tight = _gaps(reads, self.settings)
+        faint = self._faint(image, game, weaker, reads) if st.faint_heat is not None else []
+        reads = _merge_same_card(reads + faint)
+        spreads = _spreads(reads)
+        gaps, tight = _gaps(reads, self.settings, spreads)
         found: list[Sighting] = []
         open_gaps = []
         for g in gaps:
@@ -83,6 +87,8 @@ class HandReader:
                 open_gaps.append(g)
             else:
                 found.append(s)
+        if st.end_card is not None:
+            reads, found = self._ends_looked(image, game, reads, found, weaker, _ends(reads, spreads))
         reads = self._covered(image, reads + found)
         h, w = image.shape[:2]
         sl = [(float(x), float(y), float(v)) for part in slivers for (x, y), v in zip(*part)]
@@ -232,6 +238,58 @@ class HandReader:
         return replace(_sighting(cen[best], ups[best], hts[best], probs, 0.0, st, int(pips[best]), deck),
                        relook=True)
 
+    def _ends_looked(self, image, game: Game, reads: list[Sighting], found: list[Sighting], weaker,
+                     ends: list[Gap]) -> tuple[list[Sighting], list[Sighting]]:
+        """Cards one step beyond a spread's ends that read as a card (`end_card`) no read beside them shows:
+        the place itself both ways up and the detector's weaker peaks near it (its first looks, down to
+        `relook_heat`), read in one batch. A read there that doubted it was a card gives way to the closer look.
+        Returns (reads, found) with them."""
+        st = self.settings
+        known = reads + found
+        again = [k for k in known if k.relook]
+        poses, slot_of = [], []
+        for n, g in enumerate(ends):
+            c, u, h = np.array(g.centre), np.array(g.up), g.height
+            H, W = image.shape[:2]
+            if _near_known(c, h, again) or not (0 <= c[0] < W and 0 <= c[1] < H):
+                continue            # looked at already, or off the photo
+            peaks = [(weaker[0][k], weaker[1][k], float(weaker[2][k])) for k in range(len(weaker[0]))
+                     if math.dist(weaker[0][k], c) < 0.45 * h and not _near_known(weaker[0][k], weaker[2][k], known)]
+            # where the detector peaked its peaks frame the index best; else the place itself, upright as the
+            # spread's index beside it
+            poses += peaks or [(c, u, h)]
+            slot_of += [n] * max(1, len(peaks))
+        if not poses:
+            return reads, found
+        cen = np.array([p[0] for p in poses])
+        probs, pips = self._probabilities(image, game, cen, np.array([p[1] for p in poses]),
+                                          np.array([p[2] for p in poses]))
+        deck = [card.id for card in game.deck]
+        cardlike = 1 - probs[:, -1]
+        for k in range(len(poses)):     # no pose reading as a read beside it (that index seen again)
+            card = deck[int(np.argmax(probs[k, :-1]))]
+            if any(r.likely[0][0] == card and math.dist(r.centre, cen[k]) < 1.2 * r.height for r in known):
+                cardlike[k] = 0.0
+        slot_of = np.array(slot_of)
+        for n in dict.fromkeys(slot_of.tolist()):
+            at = np.nonzero(slot_of == n)[0]
+            best = int(at[np.argmax(cardlike[at])])
+            if cardlike[best] < max(st.relook_card, st.end_card):
+                continue
+            s = _sighting(cen[best], poses[best][1], poses[best][2], probs[best], 0.0, st, int(pips[best]), deck)
+            known = reads + found
+            # the top card's other index (turned, at its far corner) lies beyond a spread's end too (a read
+            # `_merge_same_card` joined its twin to already), and any card read plainly elsewhere is seen again
+            if any(_twin(s, r) and _agree(s, r) >= 0.02 for r in known) or any(
+                    r.likely[0][0] == s.likely[0][0] and r.likely[0][1] >= 0.9 for r in known):
+                continue
+            same = [r for r in known if math.dist(r.centre, s.centre) < 0.12 * max(r.height, s.height)]
+            if any(_cardlike(r) for r in same):
+                continue
+            reads = [r for r in reads if r not in same]
+            found = [r for r in found if r not in same] + [s]
+        return reads, found
+
     # ------------------------------------------------------------ the hand
 
     def decode(self, game: Game, piles: Mapping[str, PileRead], rest: str | None = None,
@@ -305,12 +363,11 @@ def _merge_same_card(reads: list[Sighting], agree: float = 0.02) -> list[Sightin
     bottom-right index also lies at the span from a neighbour's index, and joining it there loses a card."""
     pairs = []
     for i, a in enumerate(reads):
-        pa = dict(a.likely)
         for j in range(i + 1, len(reads)):
             b = reads[j]
             if not _twin(a, b):
                 continue
-            same = sum(p * b.p(c) for c, p in pa.items() if c != NOT_A_CARD)
+            same = _agree(a, b)
             if same >= agree:
                 pairs.append((same, i, j))
     out = list(reads)
@@ -330,6 +387,11 @@ def _merge_same_card(reads: list[Sighting], agree: float = 0.02) -> list[Sightin
     return [s for s in out if s is not None]
 
 
+def _agree(a: Sighting, b: Sighting) -> float:
+    """The chance that two reads show the same card."""
+    return sum(p * b.p(c) for c, p in a.likely if c != NOT_A_CARD)
+
+
 def _twin(a: Sighting, b: Sighting) -> bool:
     return one_card_span(a.centre, a.up, a.height, b.centre, b.up, b.height)
 
@@ -344,14 +406,11 @@ def _cardlike(s: Sighting) -> bool:
     return s.p(NOT_A_CARD) < 0.5
 
 
-def _gaps(reads: list[Sighting], st: HandSettings) -> tuple[list[Gap], list[tuple[float, float]]]:
-    """Gaps in the spreads: chains of indices side by side with a steady step, and a step too long for it.
-
-    Also the stretches where the step is so short that the numerals are covered (for a respread)."""
-    pts = [s for s in reads if _cardlike(s)]
+def _chains(pts: list[Sighting]) -> list[list[int]]:
+    """Chains of indices side by side (a spread's run), three or more, as positions in `pts`, in order."""
     n = len(pts)
     if n < 3:
-        return [], []
+        return []
     c = np.array([s.centre for s in pts])
     u = np.array([s.up for s in pts])
     h = np.array([s.height for s in pts])
@@ -376,7 +435,7 @@ def _gaps(reads: list[Sighting], st: HandSettings) -> tuple[list[Gap], list[tupl
             if any(back == i for back, _ in sides[j].values()):
                 links[i].add(j)
                 links[j].add(i)
-    seen, gaps, tight = set(), [], []
+    seen, chains = set(), []
     for start in range(n):
         if start in seen or len(links[start]) > 1:
             continue
@@ -386,8 +445,27 @@ def _gaps(reads: list[Sighting], st: HandSettings) -> tuple[list[Gap], list[tupl
             chain.append(cur)
             nxt = [j for j in links[cur] if j != prev and j not in seen]
             prev, cur = cur, (nxt[0] if nxt else None)
-        if len(chain) < 3:
-            continue
+        if len(chain) >= 3:
+            chains.append(chain)
+    return chains
+
+
+def _spreads(reads: list[Sighting]) -> tuple[list[Sighting], list[list[int]]]:
+    """The reads that are likely cards, and their chains (`_chains`)."""
+    pts = [s for s in reads if _cardlike(s)]
+    return pts, _chains(pts)
+
+
+def _gaps(reads: list[Sighting], st: HandSettings, spreads=None) -> tuple[list[Gap], list[tuple[float, float]]]:
+    """Gaps in the spreads: chains of indices side by side with a steady step, and a step too long for it.
+
+    Also the stretches where the step is so short that the numerals are covered (for a respread)."""
+    pts, chains = spreads or _spreads(reads)
+    c = np.array([s.centre for s in pts]).reshape(-1, 2)
+    u = np.array([s.up for s in pts]).reshape(-1, 2)
+    h = np.array([s.height for s in pts])
+    gaps, tight = [], []
+    for chain in chains:
         width = np.array([h[k] * INDEX_ASPECT for k in chain])
         steps = np.array([math.dist(c[a], c[b]) for a, b in itertools.pairwise(chain)]) / ((width[:-1] + width[1:]) / 2)
         usual = float(np.median(steps))
@@ -410,3 +488,18 @@ def _gaps(reads: list[Sighting], st: HandSettings) -> tuple[list[Gap], list[tupl
             where = np.mean([c[chain[k]] for k in np.nonzero(short)[0]], 0)
             tight.append((float(where[0]), float(where[1])))
     return gaps, tight
+
+
+def _ends(reads: list[Sighting], spreads=None) -> list[Gap]:
+    """One step beyond each end of each spread's chain: where a card the detector missed may lie (its index
+    under glare, beside a pencil). Chance 1: the step says nothing of whether a card lies there."""
+    pts, chains = spreads or _spreads(reads)
+    out = []
+    for chain in chains:
+        c = np.array([pts[k].centre for k in chain])
+        usual = float(np.median(np.hypot(*np.diff(c, axis=0).T)))
+        for a, b in ((chain[-2], chain[-1]), (chain[1], chain[0])):
+            d = np.subtract(pts[b].centre, pts[a].centre)
+            at = np.add(pts[b].centre, d / max(float(np.hypot(*d)), 1e-9) * usual)
+            out.append(Gap((float(at[0]), float(at[1])), pts[b].up, pts[b].height, 1.0))
+    return out

@@ -38,13 +38,16 @@ SAME_CARD_ANGLE_TOLERANCE = 15.0
 
 def one_card_span(centre_a, up_a, height_a, centre_b, up_b, height_b) -> bool:
     """True when two indices (centre, up, height px) are the top-left and the turned bottom-right one of a card."""
-    d = np.asarray(centre_b, np.float64) - np.asarray(centre_a, np.float64)
-    dist = float(np.hypot(*d)) / ((height_a + height_b) / 2)
-    if not (SAME_CARD_SPANS[0] < dist < SAME_CARD_SPANS[1] and float(np.dot(up_a, up_b)) < -0.8):
+    # plain floats: the hand reader asks this of every pair of reads in a photo
+    ux, uy = float(up_a[0]), float(up_a[1])
+    if ux * float(up_b[0]) + uy * float(up_b[1]) >= -0.8:
+        return False
+    dx, dy = float(centre_b[0]) - float(centre_a[0]), float(centre_b[1]) - float(centre_a[1])
+    dist = math.hypot(dx, dy) / ((float(height_a) + float(height_b)) / 2)
+    if not SAME_CARD_SPANS[0] < dist < SAME_CARD_SPANS[1]:
         return False
     # the same angle seen from either index: from b, both its up and the way to a are turned round
-    u = np.asarray(up_a, np.float64)
-    angle = math.degrees(math.atan2(float(d[1] * u[0] - d[0] * u[1]), float(d @ u)))
+    angle = math.degrees(math.atan2(dy * ux - dx * uy, dx * ux + dy * uy))
     return abs(angle - SAME_CARD_ANGLE) < SAME_CARD_ANGLE_TOLERANCE
 
 
