@@ -281,6 +281,8 @@ class _Decoder:
             # options that surer reads hold elsewhere says nothing (a misread, or that card seen again)
             family = self._families({c: p for c, p in probs.items()
                                      if not any(k != (r.side, r.k) for k in holders.get(c, ()))})
+            # no pips seen on a partly covered index (a weak peak) whose likeliest card is held elsewhere says
+            # less: the pips may lie under the card above
             other = st.free_pips
             if (st.free_pips_weak is not None and r.s.pips == 0 and r.s.heat < st.weak_heat and cardness >= 0.5
                     and len(probs) > 1):

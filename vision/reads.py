@@ -63,9 +63,10 @@ class HandSettings:
     #                                 settled +2, none wrong)
     free_share: float = 0.1         # share of a read's doubt given to the cards no read claims
     free_pips: float = 0.1          # ... to a card whose pips are not those read under the index, this share of it
-    free_pips_weak: float | None = 0.4   # ... but this share where the read saw no pips under a peak weaker than
-    weak_heat: float = 0.5          # this and its likeliest card is held elsewhere (a partly covered index: such
-    #                                 reads lay on a card with pips 52 of 296 times in twelve caches, session 54)
+    free_pips_weak: float | None = 0.4   # ... but this share where a read likely a card saw no pips under a peak
+    weak_heat: float = 0.5          # weaker than this and its likeliest card is held elsewhere (a partly covered
+    #                                 index: such reads lay on a card with pips 48 of 256 times in twelve caches;
+    #                                 session 54, a fresh independent hand settled wrong at 0.1)
     free_family: float = 0.1        # ... to a card of another family (the Taroks, a suit) than the read's free
     #                                 options this share of it at least, more as they lean to its family (1: alike)
     placed_tail: float = 0.5        # a read sure of a card another read is sure of elsewhere (a misread): a card the

@@ -1766,9 +1766,9 @@ def test_no_pips_seen_under_a_weak_misread_is_weak_evidence_of_a_card_without_pi
     """Hand 55 of the independent renderer's seed 129000 (fresh in session 54), the count said: the Declarer's read
     35 lies on the King of Spades (30 % of its index showing) and reads the 8 of Spades, which another read holds
     surely; it saw no pips, under a weak peak. Weighing a card with pips at a tenth (`free_pips`), the read was
-    taken for the 10 of Spades and the King put with the Defenders: settled wrong. Such reads (no pips seen, a
-    peak under 0.5, the likeliest card held elsewhere) lay on a card with pips 52 times of 296 in twelve caches
-    (18 %; a third of the deck has pips), so there no pips seen weighs such a card at 0.4 (`free_pips_weak`)."""
+    taken for the 10 of Spades and the King put with the Defenders: settled wrong. Such reads (likely a card, no
+    pips seen, a peak under 0.5, the likeliest card held elsewhere) lay on a card with pips 48 times of 256 in
+    twelve caches (19 %; a third of the deck has pips), so there such a card weighs 0.4 (`free_pips_weak`)."""
     game, piles, sizes, truth = _fixture("pips_unseen")
     read = piles["declarer"].sightings[35]
     assert read.pips == 0 and read.heat < 0.5 and "SK" not in dict(read.likely)
