@@ -241,16 +241,16 @@ class HandReader:
     def _ends_looked(self, image, game: Game, reads: list[Sighting], found: list[Sighting], weaker,
                      ends: list[Gap]) -> tuple[list[Sighting], list[Sighting]]:
         """Cards one step beyond a spread's ends that read as a card (`end_card`) no read beside them shows:
-        the place itself both ways up and the detector's weaker peaks near it (its first looks, down to
-        `relook_heat`), read in one batch. A read there that doubted it was a card gives way to the closer look.
+        the detector's weaker peaks there (its first looks, down to `relook_heat`), or else the place itself,
+        all read in one batch. A read on that very index that doubted it was a card gives way to the new one.
         Returns (reads, found) with them."""
         st = self.settings
         known = reads + found
         again = [k for k in known if k.relook]
         poses, slot_of = [], []
+        H, W = image.shape[:2]
         for n, g in enumerate(ends):
             c, u, h = np.array(g.centre), np.array(g.up), g.height
-            H, W = image.shape[:2]
             if _near_known(c, h, again) or not (0 <= c[0] < W and 0 <= c[1] < H):
                 continue            # looked at already, or off the photo
             peaks = [(weaker[0][k], weaker[1][k], float(weaker[2][k])) for k in range(len(weaker[0]))

@@ -96,8 +96,8 @@ class HandSettings:
     #                                 again); session 31: settled and right +1 to +2 in five of seven sets, -1 in one
     end_card: float | None = 0.5    # one step beyond each end of a spread looked at again too, a read there kept
     #                                 when at least this sure it is a card (a plain read: "no card" counts in full);
-    #                                 session 54, eleven caches' reads (1,240 hands): settled and right +4 with two
-    #                                 photos, +4 with the contract said, none lost, none wrong (0.3: as many, noisier)
+    #                                 session 54, thirteen caches' reads (1,440 hands): settled and right +6 with two
+    #                                 photos, +4 with the contract said, none wrong (0.3: as many, noisier)
     relook_none: float = 0.01       # a second look kept at a gap: its "no card" counts this share (the spread's
     #                                 step says a card lies there: such reads lay on a card's index 148 of 148 times
     #                                 in eight caches, 11 of them on one another read found too, which `seen_twice`
