@@ -225,10 +225,7 @@ class HandReader:
         deck = [card.id for card in game.deck]
         cardlike = 1 - probs[:, -1]
         if near:    # beside a read: no pose that reads as that read's card (the neighbour's own index seen again)
-            for k in range(len(poses)):
-                card = deck[int(np.argmax(probs[k, :-1]))]
-                if any(r.likely[0][0] == card and math.dist(r.centre, cen[k]) < 1.2 * r.height for r in known):
-                    cardlike[k] = 0.0
+            _not_seen_again(cardlike, probs, cen, deck, known)
         best = int(np.argmax(cardlike))
         if cardlike[best] < st.relook_card:
             return None
@@ -266,10 +263,7 @@ class HandReader:
                                           np.array([p[2] for p in poses]))
         deck = [card.id for card in game.deck]
         cardlike = 1 - probs[:, -1]
-        for k in range(len(poses)):     # no pose reading as a read beside it (that index seen again)
-            card = deck[int(np.argmax(probs[k, :-1]))]
-            if any(r.likely[0][0] == card and math.dist(r.centre, cen[k]) < 1.2 * r.height for r in known):
-                cardlike[k] = 0.0
+        _not_seen_again(cardlike, probs, cen, deck, known)     # no pose reading as a read beside it
         slot_of = np.array(slot_of)
         for n in dict.fromkeys(slot_of.tolist()):
             at = np.nonzero(slot_of == n)[0]
@@ -387,6 +381,15 @@ def _merge_same_card(reads: list[Sighting], agree: float = 0.02) -> list[Sightin
     return [s for s in out if s is not None]
 
 
+def _not_seen_again(cardlike: np.ndarray, probs: np.ndarray, centres: np.ndarray, deck: list[str],
+                    known: list[Sighting]) -> None:
+    """Zero the card-likeness of each look that reads as the card of a read beside it (that index seen again)."""
+    for k in range(len(centres)):
+        card = deck[int(np.argmax(probs[k, :-1]))]
+        if any(r.likely[0][0] == card and math.dist(r.centre, centres[k]) < 1.2 * r.height for r in known):
+            cardlike[k] = 0.0
+
+
 def _agree(a: Sighting, b: Sighting) -> float:
     """The chance that two reads show the same card."""
     return sum(p * b.p(c) for c, p in a.likely if c != NOT_A_CARD)
@@ -450,13 +453,17 @@ def _chains(pts: list[Sighting]) -> list[list[int]]:
     return chains
 
 
-def _spreads(reads: list[Sighting]) -> tuple[list[Sighting], list[list[int]]]:
+Spreads = tuple[list[Sighting], list[list[int]]]    # the reads likely cards, and their chains
+
+
+def _spreads(reads: list[Sighting]) -> Spreads:
     """The reads that are likely cards, and their chains (`_chains`)."""
     pts = [s for s in reads if _cardlike(s)]
     return pts, _chains(pts)
 
 
-def _gaps(reads: list[Sighting], st: HandSettings, spreads=None) -> tuple[list[Gap], list[tuple[float, float]]]:
+def _gaps(reads: list[Sighting], st: HandSettings, spreads: Spreads | None = None
+          ) -> tuple[list[Gap], list[tuple[float, float]]]:
     """Gaps in the spreads: chains of indices side by side with a steady step, and a step too long for it.
 
     Also the stretches where the step is so short that the numerals are covered (for a respread)."""
@@ -490,7 +497,7 @@ def _gaps(reads: list[Sighting], st: HandSettings, spreads=None) -> tuple[list[G
     return gaps, tight
 
 
-def _ends(reads: list[Sighting], spreads=None) -> list[Gap]:
+def _ends(reads: list[Sighting], spreads: Spreads | None = None) -> list[Gap]:
     """One step beyond each end of each spread's chain: where a card the detector missed may lie (its index
     under glare, beside a pencil). Chance 1: the step says nothing of whether a card lies there."""
     pts, chains = spreads or _spreads(reads)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import socket
-import time
 from pathlib import Path
 
 import cv2
@@ -215,14 +214,7 @@ def text_of(browser, css: str, timeout_s: float = 10.0) -> str:
     """The text of what `css` finds, read again where the page swapped its panel while it was read."""
     from selenium.webdriver.common.by import By
 
-    deadline = time.monotonic() + timeout_s
-    while True:
-        try:
-            return browser.find_element(By.CSS_SELECTOR, css).text
-        except Exception as error:
-            if not swapped(error) or time.monotonic() > deadline:
-                raise
-            time.sleep(0.05)
+    return page_wait(browser, timeout_s).until(lambda b: (b.find_element(By.CSS_SELECTOR, css).text,))[0]
 
 
 def shows(browser, css: str, value: str, attribute: str | None = None) -> bool:
