@@ -19,7 +19,8 @@ same score (must be 0); the time for a hand against recognising its two photos o
 truth says where the indices lie, each pile's count of cards no read shows against the cards truly hidden there
 (`count_table`: spreads and fans, the covered-card count's errors). With --bound,
 also what the photos allow: the hands decoded as a reader that reads every card showing a third of an index
-right, and nothing else, would see them (the cards showing less lie only by elimination). With --layers, what
+right, and nothing else, would see them (the cards showing less lie only by elimination), and the same with each
+pile's hidden cards counted too (a covered-card model never wrong). With --layers, what
 each part of reading costs: the hands decoded again with the reader's own reads mended layer on layer (misread
 cards, cards not found, hidden cards seen as cards; `mended_piles`).
 """
@@ -32,6 +33,7 @@ import resource
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -423,19 +425,26 @@ def hidden_cards(truth: dict) -> int | None:
     return None if vis is None else sum(v < MIN_VISIBLE for side in vis.values() for v in side.values())
 
 
-def readable_piles(truth: dict):
+def readable_piles(truth: dict, counted: bool = False):
     """Both photos as a reader would see them that names, sure and right, every card showing a third of an index
-    or more and nothing else: what the photos allow (the rest can lie only by elimination). None where the
-    truth does not say what shows (hands cached before the independent renderer said)."""
+    or more and nothing else: what the photos allow (the rest can lie only by elimination). counted: each pile
+    also knows how many of its cards hide (a covered-card model that is never wrong: as many of its reads sure
+    a covered card lies beside them, as many as it has). None where the truth does not say what shows (hands
+    cached before the independent renderer said)."""
     from models.dataset import MIN_VISIBLE
     from vision.hand import PileRead, Sighting
 
     vis = truth.get("visible")
     if vis is None:
         return None
-    return {side: PileRead(tuple(truth["sizes"][side]), [
-        Sighting.named(c, scoring.card(c).pips, (40.0 * k, 100.0))
-        for k, c in enumerate(c for c in truth["piles"][side] if vis[side][c] >= MIN_VISIBLE)]) for side in SIDES}
+    out = {}
+    for side in SIDES:
+        shown = [c for c in truth["piles"][side] if vis[side][c] >= MIN_VISIBLE]
+        hide = len(truth["piles"][side]) - len(shown) if counted else 0
+        out[side] = PileRead(tuple(truth["sizes"][side]), [
+            replace(Sighting.named(c, scoring.card(c).pips, (40.0 * k, 100.0)), covered=float(k < hide))
+            for k, c in enumerate(shown)])
+    return out
 
 
 LAYERS = ("reads", "found", "hidden")    # what `mended_piles` mends, each layer on top of the ones before
@@ -452,8 +461,6 @@ def mended_piles(game, piles: dict, truth: dict, layer: str) -> dict | None:
     "found", also every such card no read found is read so at its best index; "hidden", also every card showing
     less is seen there as a card, sure it is one but not which (any card no read names; elimination says which).
     None where the truth does not say where each index lies."""
-    from dataclasses import replace
-
     from models.dataset import MIN_VISIBLE
     from vision.geometry import quad_frame
     from vision.hand import NOT_A_CARD, Sighting
@@ -571,10 +578,12 @@ def summarise(rows: list[dict]) -> dict:
                         sum(h["questions"] for h in few) / len(few), 3),
                     "taps_behind_a_new_photo_per_hand_when_at_most_two_cards_hide": round(
                         sum(h.get("instead", 0) for h in few) / len(few), 3)})
-            bound = [r[f"bound_{mode}"] for r in rows if r["deck"] == deck_size and f"bound_{mode}" in r]
-            if bound:
-                out[f"{deck_size}-card {mode}"]["settled_and_right_if_every_card_showing_a_third_were_read"] = round(
-                    sum(b["settled"] and b["right"] for b in bound) / len(bound), 4)
+            for key, name in (("bound", "settled_and_right_if_every_card_showing_a_third_were_read"),
+                              ("counted", "settled_and_right_if_also_each_pile_s_hidden_cards_were_counted")):
+                bound = [r[f"{key}_{mode}"] for r in rows if r["deck"] == deck_size and f"{key}_{mode}" in r]
+                if bound:
+                    out[f"{deck_size}-card {mode}"][name] = round(
+                        sum(b["settled"] and b["right"] for b in bound) / len(bound), 4)
             for k in LAYERS:     # what each part of reading costs: the share were it (and those before) perfect
                 layer = [r[f"{k}_{mode}"] for r in rows if r["deck"] == deck_size and f"{k}_{mode}" in r]
                 if layer:
@@ -680,7 +689,8 @@ def main(argv: list[str] | None = None) -> int:
                          "unfound ones read at their own index (`unfound_at_index`): could a closer look name them")
     ap.add_argument("--bound", action="store_true",
                     help="also decode each hand as a reader that reads every card showing a third of an index right "
-                         "would see it (hands whose truth says what shows): what the photos allow")
+                         "would see it (hands whose truth says what shows): what the photos allow; and the same "
+                         "with each pile's hidden cards counted (what a covered-card model never wrong would add)")
     ap.add_argument("--no-taps", action="store_true",
                     help="skip playing the players' taps and new photos (the settled figures only, much faster)")
     ap.add_argument("--reuse-reads", action="store_true",
@@ -715,7 +725,7 @@ def main(argv: list[str] | None = None) -> int:
         if truth.get("index"):
             row["counts"] = pile_counts(piles, truth, reader.settings)
         # the same hand as a perfect reader would see it (--bound), and its own reads mended (--layers)
-        other = {"bound": readable_piles(truth)} if args.bound else {}
+        other = {"bound": readable_piles(truth), "counted": readable_piles(truth, counted=True)} if args.bound else {}
         other.update({k: mended_piles(game, piles, truth, k) for k in LAYERS} if args.layers else {})
         if args.layers:
             row["unfound"] = unfound_at_index(reader, game, piles, truth, photos)

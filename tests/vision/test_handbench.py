@@ -163,6 +163,39 @@ def test_the_bound_reads_every_card_showing_a_third_and_leaves_the_rest_to_elimi
     assert readable_piles({"piles": piles}) is None       # the independent renderer does not say what shows
 
 
+def test_the_counted_bound_also_knows_how_many_cards_each_pile_hides():
+    """With each pile's hidden cards counted, two hidden cards of one pile (the Trull card and a King) are settled
+    there with no count said; without the count both are questions. A lone count stays doubted, as the reader
+    doubts its covered-card model's (`HandSettings.lone_cover`)."""
+    from models.handbench import readable_piles
+    from vision.hand import decode
+
+    game = scoring.find_game("slovenian")
+    ids = [c.id for c in game.deck]
+    order = [ids[i] for i in np.random.default_rng(5).permutation(len(ids))]
+    piles = {"declarer": order[:27], "defenders": order[27:]}
+    vis = {s: {c: 0.8 for c in cards} for s, cards in piles.items()}
+    truth = {"piles": piles, "visible": vis, "sizes": {"declarer": [2028, 1520], "defenders": [2028, 1520]}}
+    side = "declarer" if "T21" in piles["declarer"] else "defenders"
+    vis[side]["T21"] = 0.2
+    counted = readable_piles(truth, counted=True)
+    assert [s.covered for s in counted[side].sightings].count(1.0) == 1
+    assert not any(s.covered for s in counted[_other(side)].sightings)
+    assert judge(game, piles, decode(game, counted))["kinds"] == ["which_pile"]     # one lone cover: doubted
+    king = next(c for c in piles[side] if c.endswith("K") and c != "SKUS")
+    vis[side][king] = 0.1
+    plain = judge(game, piles, decode(game, readable_piles(truth)))
+    assert not plain["settled"] and plain["kinds"] == ["which_pile", "which_pile"]
+    counted = readable_piles(truth, counted=True)
+    assert [s.covered for s in counted[side].sightings].count(1.0) == 2
+    ok = judge(game, piles, decode(game, counted))
+    assert ok["settled"] and ok["right"] and ok["exact"]
+
+
+def _other(side: str) -> str:
+    return "defenders" if side == "declarer" else "declarer"
+
+
 @pytest.mark.slow
 def test_the_independent_renderer_s_hands_say_how_much_of_each_card_s_index_shows():
     from models.handbench import holdout_hand_photos
