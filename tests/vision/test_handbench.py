@@ -142,12 +142,7 @@ def test_the_bound_reads_every_card_showing_a_third_and_leaves_the_rest_to_elimi
     from models.handbench import readable_piles
     from vision.hand import decode
 
-    game = scoring.find_game("slovenian")
-    ids = [c.id for c in game.deck]
-    order = [ids[i] for i in np.random.default_rng(5).permutation(len(ids))]
-    piles = {"declarer": order[:27], "defenders": order[27:]}
-    vis = {s: {c: 0.8 for c in cards} for s, cards in piles.items()}
-    truth = {"piles": piles, "visible": vis, "sizes": {"declarer": [2028, 1520], "defenders": [2028, 1520]}}
+    game, piles, vis, truth = _dealt()
     seen = readable_piles(truth)
     assert [len(seen[s].sightings) for s in ("declarer", "defenders")] == [27, 27]
     ok = judge(game, piles, decode(game, seen))
@@ -170,12 +165,7 @@ def test_the_counted_bound_also_knows_how_many_cards_each_pile_hides():
     from models.handbench import readable_piles
     from vision.hand import decode
 
-    game = scoring.find_game("slovenian")
-    ids = [c.id for c in game.deck]
-    order = [ids[i] for i in np.random.default_rng(5).permutation(len(ids))]
-    piles = {"declarer": order[:27], "defenders": order[27:]}
-    vis = {s: {c: 0.8 for c in cards} for s, cards in piles.items()}
-    truth = {"piles": piles, "visible": vis, "sizes": {"declarer": [2028, 1520], "defenders": [2028, 1520]}}
+    game, piles, vis, truth = _dealt()
     side = "declarer" if "T21" in piles["declarer"] else "defenders"
     vis[side]["T21"] = 0.2
     counted = readable_piles(truth, counted=True)
@@ -190,6 +180,16 @@ def test_the_counted_bound_also_knows_how_many_cards_each_pile_hides():
     assert [s.covered for s in counted[side].sightings].count(1.0) == 2
     ok = judge(game, piles, decode(game, counted))
     assert ok["settled"] and ok["right"] and ok["exact"]
+
+
+def _dealt():
+    """A Slovenian deal of 27 cards a side, every index 0.8 visible: (game, piles, visible, truth)."""
+    game = scoring.find_game("slovenian")
+    ids = [c.id for c in game.deck]
+    order = [ids[i] for i in np.random.default_rng(5).permutation(len(ids))]
+    piles = {"declarer": order[:27], "defenders": order[27:]}
+    vis = {s: {c: 0.8 for c in cards} for s, cards in piles.items()}
+    return game, piles, vis, {"piles": piles, "visible": vis, "sizes": {s: [2028, 1520] for s in piles}}
 
 
 def _other(side: str) -> str:
