@@ -428,8 +428,8 @@ def hidden_cards(truth: dict) -> int | None:
 def readable_piles(truth: dict, counted: bool = False):
     """Both photos as a reader would see them that names, sure and right, every card showing a third of an index
     or more and nothing else: what the photos allow (the rest can lie only by elimination). counted: each pile
-    also knows how many of its cards hide (a covered-card model that is never wrong: as many of its reads sure
-    a covered card lies beside them, as many as it has). None where the truth does not say what shows (hands
+    also knows how many of its cards hide, as a covered-card model never wrong would say (that many of its reads,
+    at most all, sure a covered card lies beside them). None where the truth does not say what shows (hands
     cached before the independent renderer said)."""
     from models.dataset import MIN_VISIBLE
     from vision.hand import PileRead, Sighting
