@@ -20,7 +20,7 @@ truth says where the indices lie, each pile's count of cards no read shows again
 (`count_table`: spreads and fans, the covered-card count's errors). With --bound,
 also what the photos allow: the hands decoded as a reader that reads every card showing a third of an index
 right, and nothing else, would see them (the cards showing less lie only by elimination), and the same with each
-pile's hidden cards counted too (a covered-card model never wrong). With --layers, what
+pile's hidden cards counted too (a covered-card model never wrong, its lone count trusted). With --layers, what
 each part of reading costs: the hands decoded again with the reader's own reads mended layer on layer (misread
 cards, cards not found, hidden cards seen as cards; `mended_piles`).
 """
@@ -429,8 +429,9 @@ def readable_piles(truth: dict, counted: bool = False):
     """Both photos as a reader would see them that names, sure and right, every card showing a third of an index
     or more and nothing else: what the photos allow (the rest can lie only by elimination). counted: each pile
     also knows how many of its cards hide, as a covered-card model never wrong would say (that many of its reads,
-    at most all, sure a covered card lies beside them). None where the truth does not say what shows (hands
-    cached before the independent renderer said)."""
+    at most all, sure a covered card lies beside them; decode it with `lone_cover` off, as `main` does: such a
+    count needs no doubt). None where the truth does not say what shows (hands cached before the independent
+    renderer said)."""
     from models.dataset import MIN_VISIBLE
     from vision.hand import PileRead, Sighting
 
@@ -707,6 +708,9 @@ def main(argv: list[str] | None = None) -> int:
 
     rec = Recogniser.load(args.model)
     reader = HandReader(rec)
+    # the counted bound's count is never wrong: its lone count is trusted too (`HandSettings.lone_cover` doubts
+    # the covered-card model's, a quarter of whose lone covers lack nothing)
+    trusting = HandReader(rec, replace(reader.settings, lone_cover=False))
     rows, t0 = [], time.time()
     for i in range(args.start, args.start + args.hands):
         truth, photos = load_hand(args.cache, i)
@@ -742,7 +746,8 @@ def main(argv: list[str] | None = None) -> int:
             for k, seen in other.items():
                 if seen is not None:
                     seen = seen if mode != "rest" else {"declarer": seen["declarer"]}
-                    row[f"{k}_{mode}"] = judge(game, truth["piles"], reader.decode(game, seen, rest=rest, sizes=sizes))
+                    decider = trusting if k == "counted" else reader
+                    row[f"{k}_{mode}"] = judge(game, truth["piles"], decider.decode(game, seen, rest=rest, sizes=sizes))
             row[mode]["idle_questions"] = idle_questions(reader, game, shown, result, rest, sizes)
             if args.no_taps:
                 continue

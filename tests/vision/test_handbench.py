@@ -159,26 +159,29 @@ def test_the_bound_reads_every_card_showing_a_third_and_leaves_the_rest_to_elimi
 
 
 def test_the_counted_bound_also_knows_how_many_cards_each_pile_hides():
-    """With each pile's hidden cards counted, two hidden cards of one pile (the Trull card and a King) are settled
-    there with no count said; without the count both are questions. A lone count stays doubted, as the reader
-    doubts its covered-card model's (`HandSettings.lone_cover`)."""
+    """With each pile's hidden cards counted, a hidden Trull card, and then also a hidden King, are settled in
+    their pile with no count said; without the count they are questions. The count is never wrong, so its lone
+    count is trusted (the reader's own rules doubt its covered-card model's: `HandSettings.lone_cover`)."""
     from models.handbench import readable_piles
-    from vision.hand import decode
+    from vision.hand import HandSettings, decode
 
+    trusting = HandSettings(lone_cover=False)
     game, piles, vis, truth = _dealt()
     side = "declarer" if "T21" in piles["declarer"] else "defenders"
     vis[side]["T21"] = 0.2
     counted = readable_piles(truth, counted=True)
     assert [s.covered for s in counted[side].sightings].count(1.0) == 1
     assert not any(s.covered for s in counted[_other(side)].sightings)
-    assert judge(game, piles, decode(game, counted))["kinds"] == ["which_pile"]     # one lone cover: doubted
+    assert judge(game, piles, decode(game, counted))["kinds"] == ["which_pile"]     # the reader's doubt
+    one = judge(game, piles, decode(game, counted, settings=trusting))
+    assert one["settled"] and one["right"]
     king = next(c for c in piles[side] if c.endswith("K") and c != "SKUS")
     vis[side][king] = 0.1
-    plain = judge(game, piles, decode(game, readable_piles(truth)))
+    plain = judge(game, piles, decode(game, readable_piles(truth), settings=trusting))
     assert not plain["settled"] and plain["kinds"] == ["which_pile", "which_pile"]
     counted = readable_piles(truth, counted=True)
     assert [s.covered for s in counted[side].sightings].count(1.0) == 2
-    ok = judge(game, piles, decode(game, counted))
+    ok = judge(game, piles, decode(game, counted, settings=trusting))
     assert ok["settled"] and ok["right"] and ok["exact"]
 
 
