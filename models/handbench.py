@@ -704,13 +704,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.render_only:
         return 0
     from vision import Recogniser
-    from vision.hand import HandReader
+    from vision.hand import HandReader, decode
 
     rec = Recogniser.load(args.model)
     reader = HandReader(rec)
     # the counted bound's count is never wrong: its lone count is trusted too (`HandSettings.lone_cover` doubts
     # the covered-card model's, a quarter of whose lone covers lack nothing)
-    trusting = HandReader(rec, replace(reader.settings, lone_cover=False))
+    trusting = replace(reader.settings, lone_cover=False)
     rows, t0 = [], time.time()
     for i in range(args.start, args.start + args.hands):
         truth, photos = load_hand(args.cache, i)
@@ -746,8 +746,8 @@ def main(argv: list[str] | None = None) -> int:
             for k, seen in other.items():
                 if seen is not None:
                     seen = seen if mode != "rest" else {"declarer": seen["declarer"]}
-                    decider = trusting if k == "counted" else reader
-                    row[f"{k}_{mode}"] = judge(game, truth["piles"], decider.decode(game, seen, rest=rest, sizes=sizes))
+                    st = trusting if k == "counted" else reader.settings
+                    row[f"{k}_{mode}"] = judge(game, truth["piles"], decode(game, seen, rest, settings=st, sizes=sizes))
             row[mode]["idle_questions"] = idle_questions(reader, game, shown, result, rest, sizes)
             if args.no_taps:
                 continue

@@ -163,6 +163,7 @@ def test_the_counted_bound_also_knows_how_many_cards_each_pile_hides():
     their pile with no count said; without the count they are questions. The count is never wrong, so its lone
     count is trusted (the reader's own rules doubt its covered-card model's: `HandSettings.lone_cover`)."""
     from models.handbench import readable_piles
+    from vision.decoder import _other
     from vision.hand import HandSettings, decode
 
     trusting = HandSettings(lone_cover=False)
@@ -193,10 +194,6 @@ def _dealt():
     piles = {"declarer": order[:27], "defenders": order[27:]}
     vis = {s: {c: 0.8 for c in cards} for s, cards in piles.items()}
     return game, piles, vis, {"piles": piles, "visible": vis, "sizes": {s: [2028, 1520] for s in piles}}
-
-
-def _other(side: str) -> str:
-    return "defenders" if side == "declarer" else "declarer"
 
 
 @pytest.mark.slow
