@@ -124,7 +124,10 @@ def test_serve_overrides_and_demo(tmp_path, monkeypatch):
     demo = config_from_args(serve_args(demo=True, state_dir=tmp_path))
     assert (demo.camera.backend, demo.camera.replay_folder, demo.web.host) == ("replay", photos, "127.0.0.1")
     monkeypatch.setattr("device.commands.serve.demo_photos", lambda: None)  # none shipped: synthetic table
-    assert config_from_args(serve_args(demo=True)).camera.backend == "fake"
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))     # no state dir given: a fresh one (here, not /tmp)
+    bare = config_from_args(serve_args(demo=True))
+    assert bare.camera.backend == "fake"
+    assert bare.storage.state_dir.parent == tmp_path and bare.storage.state_dir.name.startswith("tarokcam-demo-")
     with pytest.raises(ConfigError, match="web.port"):
         config_from_args(serve_args(port=0))
 

@@ -21,7 +21,8 @@ def test_the_pin_gate_hour_is_bounded_whatever_the_number_of_addresses():
 
 
 @pytest.mark.slow
-def test_the_fault_script_against_its_own_service(capsys):
+def test_the_fault_script_against_its_own_service(capsys, tmp_path, monkeypatch):
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))     # its work folder (logs, states) here, not in /tmp
     assert faults.main(["--spawn", "--probes", "inputs", "--kill-rounds", "2"]) == 0
     text = capsys.readouterr().out
     assert "[bad-input] POST /api/hands (hand with a player not in the evening)\n    -> 422" in text
