@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 from pathlib import Path
 
@@ -132,8 +133,8 @@ BROWSER_MARKS = [
 
 
 @pytest.fixture
-def browser():
-    """Headless chromium with a phone's viewport."""
+def browser(tmp_path_factory):
+    """Headless chromium with a phone's viewport (its singleton folders in a test temp folder, not /tmp)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -142,7 +143,8 @@ def browser():
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                 "--window-size=412,915"):
         options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    env = {**os.environ, "TMPDIR": str(tmp_path_factory.mktemp("chromium"))}
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER), env=env), options=options)
     driver.set_page_load_timeout(30)
     yield driver
     driver.quit()
