@@ -336,7 +336,7 @@ class _Decoder:
         for c in here:
             if c not in names:
                 probs[c] = max(probs.get(c, 0.0), self.st.placed_tail * tail)
-        if self.st.misread_free and self.answers:
+        if self.st.misread_free and (self.answers or self.st.misread_first):
             for c in free:
                 if c not in names and c not in self.placed:
                     probs[c] = max(probs.get(c, 0.0), self.st.misread_free * tail)
