@@ -315,7 +315,7 @@ class _Decoder:
         """A read sure of a card that another read, not beside it, is sure of too is a misread whose other options
         say little: a card the players placed in its pile that it lists has a share of what it leaves beside its
         best card (`placed_rest`), one it does not list may be it too (`placed_tail`), and once they have answered,
-        any card no read claims (`misread_free`)."""
+        any card no read claims (`misread_free`; before they answer too with `misread_first`)."""
         listed = [(c, p) for c, p in r.s.likely if c != NOT_A_CARD]
         if not listed:
             return

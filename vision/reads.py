@@ -85,8 +85,8 @@ class HandSettings:
     misread_first: bool = True      # ... and so before any answer (session 56: a classifier trained on whole trick
     #                                 piles read the King of Hearts' index, a quarter showing, as the 1 of Hearts
     #                                 another read holds and listed the lost XII at 0.01, the King not at all: the
-    #                                 King went to the other pile, settled wrong; fifteen caches, both releases:
-    #                                 settled and right unchanged or +1 a set, none wrong)
+    #                                 King went to the other pile, settled wrong; synth7c on seventeen sets:
+    #                                 settled and right unchanged or one hand more a row, none wrong)
     elsewhere_told: float = 0.7     # once the players placed a card, a read less sure of its card than this may
     #                                 hold a card lying in the other pile (`_elsewhere`; before: 0.5; session 42:
     #                                 seed 103000 hand 14, two lost Taroks placed, a read of the XI as the XVII kept)
