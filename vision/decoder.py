@@ -1141,9 +1141,9 @@ class _Decoder:
         new.answers = self.answers + [a]
         if a.kind == "which_pile":
             new.placed = {**self.placed, a.card: a.side}
-        # an answer that changes a misread's options (`_misread`): the players' first (`misread_free`), or a card
-        # placed in its pile (`placed_tail`)
-        first = bool(self.st.misread_free) and not self.answers
+        # an answer that changes a misread's options (`_misread`): the players' first (`misread_free`, unless
+        # `misread_first` gave them before any answer), or a card placed in its pile (`placed_tail`)
+        first = bool(self.st.misread_free) and not self.answers and not self.st.misread_first
         if any(r.misread and (first or (self.st.placed_tail and a.kind == "which_pile" and r.side == a.side))
                for r in self.reads):
             return self._reweighed(new)
