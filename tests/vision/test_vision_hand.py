@@ -1997,7 +1997,7 @@ def test_a_card_the_players_placed_in_a_misreads_pile_is_no_less_likely_there_th
         ("which_pile", "defenders", "T11", None), ("which_pile", "defenders", "T8", None),
         ("which_card", "defenders", "T17", 5), ("which_pile", "defenders", "T14", None),
         ("which_pile", "declarer", "T13", None), ("pile_size", "declarer", "27", None))]
-    old = _Decoder(game, piles, None, said, replace(PATIENT, placed_rival=False)).run()
+    old = _Decoder(game, piles, None, said, replace(PATIENT, placed_rival=None, placed_claimed=None)).run()
     assert old.settled and "T21" in old.sides["defenders"].ids()            # settled wrong
     hand = _Decoder(game, piles, None, said, PATIENT).run()
     assert not hand.settled
@@ -2007,3 +2007,48 @@ def test_a_card_the_players_placed_in_a_misreads_pile_is_no_less_likely_there_th
         done = _tapped(game, piles, None, truth, shows, [], most=16, last=last)
         if done.settled:    # else only a new photo is asked: open, not wrong
             assert [done.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
+
+
+def test_a_card_placed_in_the_pile_of_a_read_whose_cards_are_held_elsewhere_may_be_that_read():
+    """Hand 53 of the independent renderer's seed 133000 (fresh in session 57), 54 cards, two photos: the
+    Defenders' read 14 lies on the King of Clubs and is unsure of every card, its cards held by surer reads
+    elsewhere. Told truthfully that the King of Clubs and the Cavalier of Clubs lie with the Defenders, the Jack of
+    Clubs with the Declarer and that read 20 is the 8 of Spades, the decoder put the lost King of Spades on read
+    14, the King of Clubs unseen beside it: settled wrong after four taps. Such a read is weighed for a card placed
+    in its pile as a misread is (`placed_claimed`): it stays open, and the truthful taps end right in either
+    order."""
+    game, piles, _, truth = _fixture("placed_claimed", told=False)
+    shows = json.loads((ROOT / "tests/vision/data/hands/placed_claimed.json").read_text())["shows"]
+    read = piles["defenders"].sightings[14]
+    assert shows["defenders"][14] == "CK" and "CK" not in dict(read.likely) and read.likely[0][1] < 0.5
+    said = [Answer("which_pile", "defenders", "CK"), Answer("which_pile", "defenders", "CC"),
+            Answer("which_pile", "declarer", "CJ"), Answer("which_card", "defenders", "S8", 20)]
+    old = _Decoder(game, piles, None, said, replace(PATIENT, placed_claimed=None)).run()
+    assert old.settled and "SK" in old.sides["defenders"].ids()             # settled wrong
+    hand = _Decoder(game, piles, None, said, PATIENT).run()
+    assert not hand.settled
+    for last in (False, True):
+        done = _tapped(game, piles, None, truth, shows, [], most=16, last=last)
+        assert done.settled
+        assert [done.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
+
+
+def test_a_card_placed_in_the_pile_of_a_second_look_reading_cards_held_elsewhere_may_be_that_read():
+    """Hand 18 of the generator's seed 128000, 54 cards, two photos: the Declarer's read 30, a second look at a
+    gap, lies on the King of Diamonds and reads the Cavaliers, all held surely elsewhere; it lists the lost Queen of
+    Clubs at 0.004 and not the King. Told truthfully that the King lies with the Declarer, the decoder put the
+    Queen on read 30: settled wrong after one tap. Now read 30 is asked about (the Queen or the King), and the
+    truthful taps end right in either order."""
+    game, piles, _, truth = _fixture("claimed_lost", told=False)
+    shows = json.loads((ROOT / "tests/vision/data/hands/claimed_lost.json").read_text())["shows"]
+    read = piles["declarer"].sightings[30]
+    assert shows["declarer"][30] == "DK" and read.relook and "DK" not in dict(read.likely)
+    said = [Answer("which_pile", "declarer", "DK")]
+    old = _Decoder(game, piles, None, said, replace(PATIENT, placed_claimed=None)).run()
+    assert old.settled and "CQ" in old.sides["declarer"].ids()              # settled wrong
+    hand = _Decoder(game, piles, None, said, PATIENT).run()
+    assert any(q.kind == "which_card" and q.sighting == 30 and {"CQ", "DK"} <= set(q.choices) for q in hand.questions)
+    for last in (False, True):
+        done = _tapped(game, piles, None, truth, shows, [], last=last)
+        assert done.settled
+        assert [done.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
