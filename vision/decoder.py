@@ -147,7 +147,6 @@ class _Read:
     twice: float = 0.0         # how likely it reads a card another read beside it (or turned) is sure of
     seen_again: bool = False   # its likeliest card is one such a read is surer of: that card's index seen again
     misread: bool = False      # sure of a card another read is sure of elsewhere (`_misread`)
-    claimed: bool = False      # ... or unsure, its cards mostly held by surer reads elsewhere
 
 
 class _Facts(tuple):
@@ -316,49 +315,31 @@ class _Decoder:
         """A read sure of a card that another read, not beside it, is sure of too is a misread whose other options
         say little: a card the players placed in its pile that it lists has a share of what it leaves beside its
         best card (`placed_rest`), one it does not list may be it too (`placed_tail`), and once they have answered,
-        any card no read claims (`misread_free`; before they answer too with `misread_first`). A read unsure of
-        every card whose cards surer reads hold elsewhere, `placed_claimed` of its card mass, is weighed for an
-        unlisted card placed in its pile alike."""
+        any card no read claims (`misread_free`; before they answer too with `misread_first`)."""
         listed = [(c, p) for c, p in r.s.likely if c != NOT_A_CARD]
         if not listed:
             return
         best, p = max(listed, key=lambda t: t[1])
         r.misread = p >= 0.5 and any(h != (r.side, r.k) and not (h[0] == r.side and self._again(r, h[1]))
                                      for h in holders.get(best, ()))
-        r.claimed = (not r.misread and p < 0.5 and self.st.placed_claimed is not None
-                     and self._claimed(r, holders) >= self.st.placed_claimed * sum(q for _, q in listed))
-        if not (r.misread or r.claimed):
+        if not r.misread:
             return
         names = {c for c, _ in listed}
         here = [c for c, side in self.placed.items() if side == r.side and c in free]
         listed_here = [c for c in here if c in names]
-        if self.st.placed_rest and r.misread:
+        if self.st.placed_rest:
             for c in listed_here:
                 probs[c] = max(probs.get(c, 0.0), self.st.placed_rest * (1 - p) / len(listed_here))
-        tail = max(min([q for _, q in listed] + [1 - sum(q for _, q in r.s.likely)]), 0.0)
-        # a card known to lie here is at least as likely as a lost card of its pips that may lie in either pile,
-        # and has `placed_rival` of the likeliest lost card of other pips
-        rival: dict[int, float] = {}
-        if self.st.placed_rival or self.st.lost_alike:
-            for c in free:
-                if c not in self.placed:
-                    rival[self.pips[c]] = max(rival.get(self.pips[c], 0.0), probs.get(c, 0.0))
+        tail = min([q for _, q in listed] + [1 - sum(q for _, q in r.s.likely)])
+        if tail <= 0:
+            return
         for c in here:
             if c not in names:
-                other = max((q for pips, q in rival.items() if pips != self.pips[c]), default=0.0)
-                probs[c] = max(probs.get(c, 0.0), self.st.placed_tail * tail, rival.get(self.pips[c], 0.0),
-                               (self.st.placed_rival or 0.0) * other)
-        if self.st.misread_free and r.misread and tail > 0 and (self.answers or self.st.misread_first):
+                probs[c] = max(probs.get(c, 0.0), self.st.placed_tail * tail)
+        if self.st.misread_free and (self.answers or self.st.misread_first):
             for c in free:
                 if c not in names and c not in self.placed:
                     probs[c] = max(probs.get(c, 0.0), self.st.misread_free * tail)
-        if self.st.lost_alike and rival:
-            # its read says little of which lost card it is: each has a share of the likeliest of its pips
-            for c in free:
-                if c not in self.placed or self.placed[c] == r.side:
-                    same = rival.get(self.pips[c], 0.0)
-                    other = max((q for pips, q in rival.items() if pips != self.pips[c]), default=0.0)
-                    probs[c] = max(probs.get(c, 0.0), self.st.lost_alike * max(same, self.st.lost_alike * other))
 
     def _claimed(self, r: _Read, holders: Mapping[str, list[tuple[str, int]]]) -> float:
         """What read r gives the cards that other reads are sure of, not beside it (not that index seen again)."""
@@ -1163,8 +1144,8 @@ class _Decoder:
         # an answer that changes a misread's options (`_misread`): the players' first (`misread_free`, unless
         # `misread_first` gave them before any answer), or a card placed in its pile (`placed_tail`)
         first = bool(self.st.misread_free) and not self.answers and not self.st.misread_first
-        if any(r.misread and first or (r.misread or r.claimed) and self.st.placed_tail and a.kind == "which_pile"
-               and r.side == a.side for r in self.reads):
+        if any(r.misread and (first or (self.st.placed_tail and a.kind == "which_pile" and r.side == a.side))
+               for r in self.reads):
             return self._reweighed(new)
         if a.kind == "pile_size":
             return new                  # only the placements of the lost cards change

@@ -79,18 +79,6 @@ class HandSettings:
     #                                 Diamonds' index read as the Cavalier of Diamonds, which another read is sure of,
     #                                 the King 0.0018: told the King lies there, the read kept the Cavalier of
     #                                 Hearts, settled wrong after nine truthful taps)
-    placed_rival: float | None = 0.5  # ... and no less than any lost card of its pips the players have not placed,
-    #                                 however the read lists it, and this share of one of other pips (session 57:
-    #                                 seed 132000 hand 71, the King of Clubs' index read as the Queen of Diamonds,
-    #                                 which another read holds; told the King lies there, the read took the lost
-    #                                 XXI it listed at 0.004: settled wrong after 12 truthful taps)
-    placed_claimed: float | None = 0.5   # ... so too an unsure read whose card mass surer reads hold elsewhere,
-    #                                 this share of it at least, for a card placed in its pile that it does not
-    #                                 list (session 57: generator seed 128000 hand 18, a second look at a gap
-    #                                 lying on the King of Diamonds read as the Cavaliers, all held elsewhere;
-    #                                 told the King lies there, it took the lost Queen of Clubs it listed at
-    #                                 0.004: settled wrong after one truthful tap)
-    lost_alike: float | None = None
     misread_free: float = 0.5       # ... and, once the players have answered, any card no read claims this share
     #                                 of it (session 42: seed 105000 hand 75, answered last question first, settled
     #                                 a King in the wrong pile; the page shows every question, answered in any order)
