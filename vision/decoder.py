@@ -333,9 +333,16 @@ class _Decoder:
         tail = min([q for _, q in listed] + [1 - sum(q for _, q in r.s.likely)])
         if tail <= 0:
             return
+        # a card known to lie here is nearly as likely as a lost card of its pips that may lie in either pile
+        rival: dict[int, float] = {}
+        if self.st.placed_rival:
+            for c in free:
+                if c not in self.placed:
+                    rival[self.pips[c]] = max(rival.get(self.pips[c], 0.0), probs.get(c, 0.0))
         for c in here:
             if c not in names:
-                probs[c] = max(probs.get(c, 0.0), self.st.placed_tail * tail)
+                probs[c] = max(probs.get(c, 0.0), self.st.placed_tail * tail,
+                               (self.st.placed_rival or 0.0) * rival.get(self.pips[c], 0.0))
         if self.st.misread_free and (self.answers or self.st.misread_first):
             for c in free:
                 if c not in names and c not in self.placed:
