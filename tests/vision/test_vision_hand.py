@@ -2026,19 +2026,9 @@ def test_truthful_taps_never_settle_a_hand_wrong_where_a_read_lies_on_a_card_pla
     game, piles, sizes, truth = _fixture(name, told=told)
     shows = json.loads((ROOT / f"tests/vision/data/hands/{name}.json").read_text())["shows"]
     counted = HandSettings(check_s=600, budget_s=600)     # the budgets counted, so the same on any machine
-    if name == "placed_rival":      # the benchmark's taps: the last one answered behind a new photo asked
-        said = [Answer(k, s, c, q) for k, s, c, q in (
-            ("which_card", "declarer", "C8", 19), ("which_pile", "declarer", "T10", None),
-            ("which_pile", "defenders", "T17", None), ("which_pile", "defenders", "CK", None),
-            ("which_pile", "defenders", "SK", None), ("which_pile", "declarer", "T4", None),
-            ("which_pile", "defenders", "T11", None), ("which_pile", "defenders", "T8", None),
-            ("which_card", "defenders", "T17", 5), ("which_pile", "defenders", "T14", None),
-            ("which_pile", "declarer", "T13", None), ("pile_size", "declarer", "27", None))]
-    else:   # first question first, as `_tapped`
-        said = []
-        done = _Decoder(game, piles, None, said, counted, sizes=sizes).run()
-        while len(said) < 16 and (open_ := [q for q in done.questions if q.kind != "respread"]):
-            said.append(_truly(open_[0], truth, shows))
-            done = _Decoder(game, piles, None, said, counted, sizes=sizes).run()
+    said: list[Answer] = []     # first question first, as `_tapped`
     done = _Decoder(game, piles, None, said, counted, sizes=sizes).run()
+    while len(said) < 16 and (open_ := [q for q in done.questions if q.kind != "respread"]):
+        said.append(_truly(open_[0], truth, shows))
+        done = _Decoder(game, piles, None, said, counted, sizes=sizes).run()
     assert not done.settled or [done.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
