@@ -335,7 +335,7 @@ class _Decoder:
             return
         # a card known to lie here is nearly as likely as a lost card of its pips that may lie in either pile
         rival: dict[int, float] = {}
-        if self.st.placed_rival:
+        if self.st.placed_rival and any(c not in names for c in here):
             for c in free:
                 if c not in self.placed:
                     rival[self.pips[c]] = max(rival.get(self.pips[c], 0.0), probs.get(c, 0.0))

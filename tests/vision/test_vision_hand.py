@@ -1977,8 +1977,6 @@ def test_a_misread_may_be_any_lost_card_before_the_players_answer_too():
         assert [done.sides[s].card_points for s in SIDES] == [game.count(truth[s]) for s in SIDES]
 
 
-
-
 def test_a_card_the_players_placed_in_a_misreads_pile_is_nearly_as_likely_there_as_a_lost_card():
     """Hand 71 of the independent renderer's seed 132000 (fresh in session 56), 54 cards, two photos: the Defenders'
     read 20 lies on the King of Clubs and reads the Queen of Diamonds 0.75, which read 10 holds surely (a misread);
