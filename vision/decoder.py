@@ -35,6 +35,15 @@ _INF = 1e9
 _LOST = -1      # a force whose card no read shows: (_LOST, card)
 
 
+def _tie(read, card):
+    """What a read's cost for a card (-1: none; a card's row when no read shows it: read -1) is raised by, less than a
+    billionth, the same in every copy of the hand: two readings never cost exactly the same, so a solve from
+    scratch and one warm-started from the hand before an answer pick the same one. Mixed, not a read's term plus
+    a card's: every full reading has the same sum of those."""
+    return 1e-9 * ((((np.asarray(read, np.int64) + 2) * 73856093) ^ ((np.asarray(card, np.int64) + 2) * 19349663))
+                   % 65521) / 65521
+
+
 def _assign(cost, warm: tuple[np.ndarray, _Assignment] | None = None) -> _Assignment:
     """Minimum-cost perfect assignment of a square matrix (Hungarian method with potentials, O(n^3), the
     inner scan in numpy); row -> column. Small and exact, so no scipy on the Pi.
@@ -194,6 +203,7 @@ class _Decoder:
         self.game, self.piles, self.rest, self.st, self.check = game, piles, rest, st, check
         self.sizes = sizes
         self.deck = [c.id for c in game.deck]
+        self._at = {c: j for j, c in enumerate(self.deck)}
         self.cards = {c.id: c for c in game.deck}
         self.pips = {c.id: c.pips for c in game.deck}
         self.family = {c.id: "tarok" if c.kind == "tarok" else str(c.suit) for c in game.deck}
@@ -464,15 +474,23 @@ class _Decoder:
         col = {c: j for j, c in enumerate(cards)}
         n = m + k
         cost = np.full((n, n), _INF)
+        rows, cols, read, card, value = [], [], [], [], []     # each set cost, and whose it is for `_tie`
         for a, i in enumerate(reads):
             for c, v in self.reads[i].cost.items():
-                if c == NOT_A_CARD:
-                    cost[a, k + a] = v
-                elif c in col:
-                    cost[a, col[c]] = v
+                if c == NOT_A_CARD or c in col:
+                    rows.append(a)
+                    cols.append(k + a if c == NOT_A_CARD else col[c])
+                    read.append(i)
+                    card.append(-1 if c == NOT_A_CARD else self._at[c])
+                    value.append(v)
         for j, c in enumerate(cards):
-            cost[m + j, j] = self._unplaced_cost(c)
+            rows.append(m + j)
+            cols.append(j)
+            read.append(-1)
+            card.append(self._at[c])
+            value.append(self._unplaced_cost(c))
             cost[m + j, k:] = 0.0
+        cost[rows, cols] = np.asarray(value) + _tie(read, card)
         return cost
 
     def _solve(self, force: tuple[int, str] | None = None) -> tuple[dict[int, str], float]:
@@ -1149,10 +1167,18 @@ class _Decoder:
         if a.kind == "which_pile":
             new.placed = {**self.placed, a.card: a.side}
         # an answer that changes a misread's options (`_misread`): the players' first (`misread_free`, unless
-        # `misread_first` gave them before any answer), or a card placed in its pile (`placed_tail`)
+        # `misread_first` gave them before any answer), a card placed in its pile (`placed_tail`), or, where a
+        # card lies placed in its pile, one placed anywhere (it leaves the lost cards `placed_rival` weighs)
         first = bool(self.st.misread_free) and not self.answers and not self.st.misread_first
-        if any(r.misread and (first or (self.st.placed_tail and a.kind == "which_pile" and r.side == a.side))
-               for r in self.reads):
+        rival = self.st.placed_rival and a.kind == "which_pile"
+        if any(r.misread and (first or (self.st.placed_tail and a.kind == "which_pile" and r.side == a.side)
+                              or (rival and r.side in new.placed.values())) for r in self.reads):
+            return self._reweighed(new)
+        # a read the players named is sure of its card (`said_twice`): another read there listing it may be it
+        # seen again
+        if self.st.said_twice and a.kind == "which_card" and any(
+                r.side == a.side and r.k != a.sighting and any(c == a.card for c, _ in r.s.likely)
+                and (self._again(r, a.sighting) or self._turned(a.side, a.sighting)) for r in self.reads):
             return self._reweighed(new)
         if a.kind == "pile_size":
             return new                  # only the placements of the lost cards change
