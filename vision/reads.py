@@ -83,9 +83,9 @@ class HandSettings:
     #                                 have not placed, however the read lists them (session 57: seed 132000 hand 71,
     #                                 the King of Clubs' index read as the Queen of Diamonds, which another read
     #                                 holds; told the King lies there, the read took the lost XXI it listed at 0.004:
-    #                                 settled wrong after 12 truthful taps). Below 1: at 1 two readings tied to the
-    #                                 last digit, and the checker's copy and a fresh decode broke the tie apart (an
-    #                                 idle question in `placed_pair`)
+    #                                 settled wrong after 12 truthful taps). 0.9 as measured in session 57, when 1
+    #                                 tied two readings and the checker's copy broke the tie otherwise than a fresh
+    #                                 decode; `_tie` now breaks ties alike (at 1 no idle question then; taps not run)
     misread_free: float = 0.5       # ... and, once the players have answered, any card no read claims this share
     #                                 of it (session 42: seed 105000 hand 75, answered last question first, settled
     #                                 a King in the wrong pile; the page shows every question, answered in any order)
